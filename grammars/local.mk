@@ -1,0 +1,32 @@
+# tree-sitter-python, pinned and verified (grammars/tree-sitter-python.pin, scripts/fetch-grammar).
+# The sources land in the build tree under grammars/tree-sitter-python/src; `make dist` ships them
+# (with their .verified stamp) so that a release tarball builds offline.
+TSPY_DIR = grammars/tree-sitter-python
+nodist_src_libtspython_a_SOURCES = $(TSPY_DIR)/src/parser.c $(TSPY_DIR)/src/scanner.c
+src_libtspython_a_SOURCES =
+# Third-party code: our warning flags and sanitizers are not applied to it.
+src_libtspython_a_CFLAGS = -O2 -w
+src_libtspython_a_CPPFLAGS = -I$(TSPY_DIR)/src
+BUILT_SOURCES += $(TSPY_DIR)/src/parser.c
+
+$(TSPY_DIR)/src/parser.c: $(srcdir)/grammars/tree-sitter-python.pin $(srcdir)/scripts/fetch-grammar
+	$(AM_V_GEN)$(SHELL) $(srcdir)/scripts/fetch-grammar $(srcdir)/grammars/tree-sitter-python.pin $(TSPY_DIR) '$(TSPY_SOURCE)'
+	@touch $@
+$(TSPY_DIR)/src/scanner.c: $(TSPY_DIR)/src/parser.c
+
+EXTRA_DIST += grammars/tree-sitter-python.pin
+dist-hook: dist-grammar
+dist-grammar: $(TSPY_DIR)/src/parser.c
+	$(MKDIR_P) $(distdir)/$(TSPY_DIR)/src/tree_sitter
+	cp $(TSPY_DIR)/src/parser.c $(TSPY_DIR)/src/scanner.c $(distdir)/$(TSPY_DIR)/src/
+	cp $(TSPY_DIR)/src/tree_sitter/*.h $(distdir)/$(TSPY_DIR)/src/tree_sitter/
+	if test -f $(TSPY_DIR)/LICENSE; then cp $(TSPY_DIR)/LICENSE $(distdir)/$(TSPY_DIR)/; fi
+	if test -f $(TSPY_DIR)/.verified; then cp $(TSPY_DIR)/.verified $(distdir)/$(TSPY_DIR)/; fi
+
+# Queries and sink tables the Python front end reads at run time.
+grammarsdir = $(pkgdatadir)/grammars/python
+dist_grammars_DATA =
+distclean-local: distclean-grammar
+distclean-grammar:
+	if test "$(srcdir)" != "." || test ! -f $(TSPY_DIR)/.verified; then rm -rf $(TSPY_DIR); fi
+.PHONY: dist-grammar distclean-grammar

@@ -1,0 +1,1 @@
+src_libkvlint_a_SOURCES += src/check/stub.c

@@ -1,0 +1,177 @@
+/*
+ * cmd_facts.c: `kvlint facts`, every fact the front ends found and the deployments resolved from
+ * them, for rule authors and for debugging a missed or unexpected finding. No rule runs here.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/session.h"
+#include "facts/facts_json.h"
+#include "util/json.h"
+
+static const char usage[] =
+    "usage: kvlint facts [options] PATH...\n"
+    "\n"
+    "Print what kvlint's front ends found under PATH: values stored into KV caches, special values\n"
+    "constructed in a declared dtype, integer-to-float casts, sentinel arithmetic, dtype declarations,\n"
+    "and the deployments resolved from them. See docs/facts.md for the JSON schema.\n"
+    "\n"
+    "options:\n"
+    "      --format F          text (default) or json\n"
+    SESSION_OPTIONS_HELP
+    "  -h, --help              this help\n";
+
+#define EACH_FACT(s, arr, fn)                                                   \
+    for (size_t fi = 0; fi < (s)->scan->n; fi++)                                 \
+        for (size_t k = 0; k < (s)->scan->files[fi]->arr.n; k++)                 \
+            fn(w, &(s)->scan->files[fi]->arr.v[k])
+
+static void print_json(const session *s)
+{
+    strbuf out = STRBUF_INIT;
+    json_writer jw, *w = &jw;
+    json_init(w, &out, true);
+    json_object_begin(w);
+    json_key(w, "stores");
+    json_array_begin(w);
+    EACH_FACT(s, stores, json_store_fact);
+    json_array_end(w);
+    json_key(w, "constructions");
+    json_array_begin(w);
+    EACH_FACT(s, constructions, json_construction_fact);
+    json_array_end(w);
+    json_key(w, "casts");
+    json_array_begin(w);
+    EACH_FACT(s, casts, json_intcast_fact);
+    json_array_end(w);
+    json_key(w, "arithmetic");
+    json_array_begin(w);
+    EACH_FACT(s, ariths, json_arith_fact);
+    json_array_end(w);
+    json_key(w, "dtypes");
+    json_array_begin(w);
+    EACH_FACT(s, decls, json_dtype_decl);
+    json_array_end(w);
+    json_key(w, "deployments");
+    json_array_begin(w);
+    for (size_t i = 0; i < s->deployments->n; i++)
+        json_deployment(w, &s->deployments->v[i]);
+    json_array_end(w);
+    json_object_end(w);
+    fputs(sb_str(&out), stdout);
+    sb_release(&out);
+}
+
+static void text_value(const kv_value *v)
+{
+    printf("%s %s", value_kind_name(v->kind), v->text ? v->text : "?");
+    if (v->kind == VK_INTEGER) {
+        if (v->hi_sym)
+            printf(" [%g, %s%+g]", v->lo, v->hi_sym, v->hi_sym_add);
+        else if (v->hi_unknown)
+            printf(" [%g, ?]", v->lo);
+        else
+            printf(" [%g, %g]", v->lo, v->hi);
+    }
+    if (v->origin.path)
+        printf(" (from %s:%u:%u)", v->origin.path, v->origin.line, v->origin.col);
+}
+
+static void print_text(const session *s)
+{
+    for (size_t fi = 0; fi < s->scan->n; fi++) {
+        const file_facts *f = s->scan->files[fi];
+        for (size_t k = 0; k < f->stores.n; k++) {
+            const store_fact *x = &f->stores.v[k];
+            printf("%s:%u:%u: store %s into %s (%s, %s)\n", x->loc.path, x->loc.line, x->loc.col,
+                   x->tensor ? x->tensor : "?", x->sink, sink_family_name(x->family), operand_name(x->operand));
+            for (size_t i = 0; i < x->nvalues; i++) {
+                printf("    value ");
+                text_value(&x->values[i]);
+                putchar('\n');
+            }
+        }
+        for (size_t k = 0; k < f->constructions.n; k++) {
+            const construction_fact *x = &f->constructions.v[k];
+            printf("%s:%u:%u: construction %s in %s: ", x->loc.path, x->loc.line, x->loc.col, x->api,
+                   x->dtype.text ? x->dtype.text : dref_kind_name(x->dtype.kind));
+            text_value(&x->value);
+            putchar('\n');
+        }
+        for (size_t k = 0; k < f->casts.n; k++) {
+            const intcast_fact *x = &f->casts.v[k];
+            printf("%s:%u:%u: int-cast %s to %s: ", x->loc.path, x->loc.line, x->loc.col, x->api,
+                   x->dtype.text ? x->dtype.text : dref_kind_name(x->dtype.kind));
+            text_value(&x->value);
+            putchar('\n');
+        }
+        for (size_t k = 0; k < f->ariths.n; k++) {
+            const arith_fact *x = &f->ariths.v[k];
+            printf("%s:%u:%u: arithmetic %s in %s\n", x->loc.path, x->loc.line, x->loc.col,
+                   arith_kind_name(x->kind), x->dtype.text ? x->dtype.text : dref_kind_name(x->dtype.kind));
+        }
+        for (size_t k = 0; k < f->decls.n; k++) {
+            const dtype_decl *x = &f->decls.v[k];
+            printf("%s:%u:%u: %s %s = %s (%s, %s)\n", x->loc.path, x->loc.line, x->loc.col,
+                   x->engine ? x->engine : "unknown", decl_key_name(x->key), x->raw ? x->raw : "",
+                   x->carrier ? x->carrier : "?",
+                   x->key == DECL_KV_CACHE_DTYPE || x->key == DECL_MODEL_DTYPE || x->key == DECL_KV_SCHEME
+                       ? json_dtype_name(x->dtype) : "-");
+        }
+    }
+    for (size_t i = 0; i < s->deployments->n; i++) {
+        const deployment *d = &s->deployments->v[i];
+        printf("deployment %s: kv %s (%s), model %s (%s)\n", d->name,
+               json_dtype_name(d->kv.dtype), d->kv.unresolved ? d->kv.unresolved : d->kv.how,
+               json_dtype_name(d->model.dtype), d->model.unresolved ? d->model.unresolved : d->model.how);
+    }
+}
+
+int cmd_facts(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        SESSION_LONG_OPTIONS,
+        { "format", required_argument, NULL, 'f' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    session_options so = {0};
+    const char *format = "text";
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "j:f:h", longopts, NULL)) != -1) {
+        int r = session_option(&so, c, optarg, "facts");
+        if (r < 0)
+            return session_free(NULL, &so), EXIT_USAGE;
+        if (r > 0)
+            continue;
+        switch (c) {
+        case 'f': format = optarg; break;
+        case 'h': fputs(usage, stdout); session_free(NULL, &so); return EXIT_CLEAN;
+        default: session_free(NULL, &so); return usage_error("facts", "unknown option");
+        }
+    }
+    if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0) {
+        session_free(NULL, &so);
+        return usage_error("facts", "--format is text or json, not '%s'", format);
+    }
+    if (optind >= argc) {
+        session_free(NULL, &so);
+        return usage_error("facts", "no PATH given");
+    }
+    session *s = session_open("facts", argv + optind, (size_t)(argc - optind), &so);
+    if (!s) {
+        session_free(NULL, &so);
+        return EXIT_USAGE;
+    }
+    if (strcmp(format, "json") == 0)
+        print_json(s);
+    else
+        print_text(s);
+    bool errors = session_print_diags(s);
+    session_free(s, &so);
+    return errors ? EXIT_USAGE : EXIT_CLEAN;
+}

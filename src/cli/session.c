@@ -1,0 +1,161 @@
+/* session.c: see session.h. */
+#include "cli/session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "util/xalloc.h"
+
+static bool parse_size(const char *s, size_t *out)
+{
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return false;
+    unsigned long long mul = 1;
+    if (*end == 'k' || *end == 'K')
+        mul = 1024, end++;
+    else if (*end == 'm' || *end == 'M')
+        mul = 1024 * 1024, end++;
+    else if (*end == 'g' || *end == 'G')
+        mul = 1024ULL * 1024 * 1024, end++;
+    if (*end || v == 0 || v > (unsigned long long)SIZE_MAX / mul)
+        return false;
+    *out = (size_t)(v * mul);
+    return true;
+}
+
+int session_option(session_options *o, int c, const char *arg, const char *cmd)
+{
+    switch (c) {
+    case 'j': {
+        char *end;
+        long v = strtol(arg, &end, 10);
+        if (*end || v < 1 || v > 256) {
+            usage_error(cmd, "--jobs takes a number from 1 to 256, not '%s'", arg);
+            return -1;
+        }
+        o->jobs = (int)v;
+        return 1;
+    }
+    case 0x100:
+        if (!parse_size(arg, &o->max_file_size)) {
+            usage_error(cmd, "--max-file-size takes a size such as 8M, not '%s'", arg);
+            return -1;
+        }
+        return 1;
+    case 0x101: o->project_file = arg; return 1;
+    case 0x102:
+        o->configs = xrealloc(o->configs, (o->nconfigs + 1) * sizeof *o->configs);
+        o->configs[o->nconfigs++] = arg;
+        return 1;
+    case 0x103: o->model_config = arg; return 1;
+    case 0x104:
+        if (strcmp(arg, "cuda") != 0 && strcmp(arg, "rocm") != 0) {
+            usage_error(cmd, "--platform is cuda or rocm, not '%s'", arg);
+            return -1;
+        }
+        o->platform = arg;
+        return 1;
+    case 0x105: o->whatif_kv = arg; return 1;
+    case 0x106: o->whatif_model = arg; return 1;
+    default: return 0;
+    }
+}
+
+/* A what-if dtype must be a name the numerics know and can model. */
+static bool whatif_dtype(const char *cmd, const char *opt, const char *name, bool rocm, kvn_dtype *out)
+{
+    *out = KVN_DTYPE_INVALID;
+    if (!name)
+        return true;
+    kvn_dtype d = kvn_dtype_parse(name, rocm);
+    if (d == KVN_DTYPE_INVALID) {
+        usage_error(cmd, "%s: unknown dtype '%s'; valid: %s", opt, name, kvn_dtype_valid_names());
+        return false;
+    }
+    *out = d;
+    return true;
+}
+
+session *session_open(const char *cmd, char *const *paths, size_t npaths, const session_options *o)
+{
+    session *s = xcalloc(1, sizeof *s);
+    s->arena = arena_new();
+    diag_init(&s->diags, s->arena);
+    bool rocm = o->platform && strcmp(o->platform, "rocm") == 0;
+    resolve_options ro = { .rocm = rocm, .model_config = o->model_config };
+    if (!whatif_dtype(cmd, "--kv-cache-dtype", o->whatif_kv, rocm, &ro.whatif_kv) ||
+        !whatif_dtype(cmd, "--dtype", o->whatif_model, rocm, &ro.whatif_model)) {
+        session_free(s, NULL);
+        return NULL;
+    }
+
+    if (o->project_file) {
+        s->project = project_load(o->project_file, &s->diags);
+        if (!s->project) {
+            session_print_diags(s);
+            session_free(s, NULL);
+            return NULL;
+        }
+    } else {
+        s->project = project_discover(npaths ? paths[0] : ".", &s->diags);
+    }
+    if (rocm)
+        s->project->rocm = true;
+    ro.rocm = s->project->rocm;
+
+    size_t nextra = o->nconfigs + (o->model_config ? 1 : 0);
+    const char **extra = xcalloc(nextra ? nextra : 1, sizeof *extra);
+    for (size_t i = 0; i < o->nconfigs; i++)
+        extra[i] = o->configs[i];
+    if (o->model_config)
+        extra[o->nconfigs] = o->model_config;
+    scan_options so = {
+        .project = s->project,
+        .jobs = o->jobs,
+        .max_file_size = o->max_file_size,
+        .extra_files = extra,
+        .nextra = nextra,
+        .with_deployments = true,
+    };
+    s->scan = scan_paths((const char *const *)paths, npaths, &so);
+    free(extra);
+    s->deployments = deployments_resolve(s->scan->files, s->scan->n, s->project, &ro, &s->diags);
+    return s;
+}
+
+void session_free(session *s, session_options *o)
+{
+    if (o) {
+        free(o->configs);
+        o->configs = NULL;
+    }
+    if (!s)
+        return;
+    deployment_set_free(s->deployments);
+    scan_result_free(s->scan);
+    project_free(s->project);
+    arena_free(s->arena);
+    free(s);
+}
+
+bool session_print_diags(const session *s)
+{
+    bool errors = diag_has_errors(&s->diags);
+    for (size_t i = 0; i < s->diags.items.n; i++)
+        diag_print(stderr, &s->diags.items.v[i]);
+    if (s->scan) {
+        size_t n;
+        const diag **all = scan_all_diags(s->scan, &n);
+        for (size_t i = 0; i < n; i++)
+            diag_print(stderr, all[i]);
+        free(all);
+        errors = errors || scan_has_errors(s->scan);
+    }
+    return errors;
+}

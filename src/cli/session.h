@@ -1,0 +1,65 @@
+/*
+ * session.h: what `facts`, `check` and `matrix` share: the common options, the project settings,
+ * the scan, and the resolved deployments. One session per run; freed at the end.
+ */
+#ifndef KV_SESSION_H
+#define KV_SESSION_H
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/project.h"
+#include "resolve/deploy.h"
+#include "scan/scan.h"
+
+typedef struct session_options {
+    int jobs;
+    size_t max_file_size;
+    const char *project_file;      /* --project FILE (.kvlint.yaml), else discovered */
+    const char **configs;          /* --config FILE (repeatable): deployment configs */
+    size_t nconfigs;
+    const char *model_config;      /* --model-config FILE */
+    const char *platform;          /* --platform cuda|rocm */
+    const char *whatif_kv;         /* --kv-cache-dtype D */
+    const char *whatif_model;      /* --dtype D */
+} session_options;
+
+typedef struct session {
+    kv_project *project;
+    scan_result *scan;
+    deployment_set *deployments;
+    diag_list diags;               /* session-level (project file, option values) */
+    kv_arena *arena;
+} session;
+
+/* Long options every scanning command accepts; commands append their own. */
+#define SESSION_LONG_OPTIONS                                          \
+    { "jobs", required_argument, NULL, 'j' },                         \
+    { "max-file-size", required_argument, NULL, 0x100 },              \
+    { "project", required_argument, NULL, 0x101 },                    \
+    { "config", required_argument, NULL, 0x102 },                     \
+    { "model-config", required_argument, NULL, 0x103 },               \
+    { "platform", required_argument, NULL, 0x104 },                   \
+    { "kv-cache-dtype", required_argument, NULL, 0x105 },             \
+    { "dtype", required_argument, NULL, 0x106 }
+
+#define SESSION_OPTIONS_HELP                                                                      \
+    "  -j, --jobs N            worker threads (default: number of CPUs)\n"                         \
+    "      --max-file-size N   skip files larger than N bytes (K/M suffix; default 8M)\n"          \
+    "      --project FILE      use this .kvlint.yaml instead of searching upward\n"              \
+    "      --config FILE       a deployment config to check against (repeatable)\n"             \
+    "      --model-config FILE the checkpoint's config.json (for auto dtypes and id ranges)\n"  \
+    "      --platform P        cuda (default) or rocm (fp8 means fp8_e4m3fnuz)\n"               \
+    "      --kv-cache-dtype D  what-if: replace every declared KV-cache dtype with D\n"          \
+    "      --dtype D           what-if: replace every declared model dtype with D\n"
+
+/* Handle one getopt result if it is a session option. Returns 1 if handled, 0 if not ours,
+ * -1 on a bad value (message printed). */
+int session_option(session_options *o, int c, const char *arg, const char *cmd);
+/* Scan paths and resolve deployments. Returns NULL after printing a usage error (exit 2). */
+session *session_open(const char *cmd, char *const *paths, size_t npaths, const session_options *o);
+void session_free(session *s, session_options *o);
+/* Print run diagnostics (session + scan) to stderr, sorted. Returns true if any is an error. */
+bool session_print_diags(const session *s);
+
+#endif

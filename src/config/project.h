@@ -1,0 +1,63 @@
+/*
+ * project.h: the project's own settings, `.kvlint.yaml`.
+ *
+ * Found upward from the scanned paths, stopping at the repository root (the directory holding
+ * .git). Everything in it is optional. The loader reports unknown keys and bad values as errors
+ * with line:col; a project with errors is still returned with what could be read.
+ * See docs/configuration.md for the user-facing description.
+ */
+#ifndef KV_PROJECT_H
+#define KV_PROJECT_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "facts/facts.h"
+
+typedef struct user_sink {
+    const char *name;      /* callee as written, matched on its last dotted parts: "my_cache_write", "self.store_kv" */
+    int key_arg;           /* positional index of the key, -1 if none */
+    int value_arg;         /* positional index of the value, -1 if none */
+    const char *key_kw, *value_kw; /* keyword names, or NULL */
+    const char *engine;    /* or NULL */
+    kv_loc loc;
+} user_sink;
+
+typedef struct range_setting {
+    const char *name;      /* "adapter_id", "num_adapters", "position", ... */
+    double max;
+    kv_loc loc;
+} range_setting;
+
+typedef struct kv_project {
+    const char *path;      /* the .kvlint.yaml read, or NULL */
+    const char *root;      /* directory that globs are relative to ("." when no file) */
+    kv_arena *arena;
+    ARENA_VEC(const char *) include;
+    ARENA_VEC(const char *) exclude;
+    ARENA_VEC(user_sink) sinks;
+    ARENA_VEC(range_setting) ranges;
+    ARENA_VEC(kvn_dtype) assume_kv;      /* assume: {kv_cache_dtype: [...]} */
+    kv_loc assume_kv_loc;
+    kvn_dtype assume_model;              /* assume: {dtype: ...}, KVN_DTYPE_INVALID if unset */
+    kv_loc assume_model_loc;
+    ARENA_VEC(const char *) deployments; /* globs of config files that describe deployments */
+    bool rocm;                           /* platform: rocm */
+    ARENA_VEC(const char *) select;      /* rule ids to run (empty: all) */
+    ARENA_VEC(const char *) ignore;      /* rule ids to skip */
+    size_t max_file_size;                /* bytes; default 8 MiB */
+} kv_project;
+
+/* An empty project (defaults) rooted at root. */
+kv_project *project_default(const char *root);
+/* Find .kvlint.yaml upward from start (a file or directory), stopping at the repository root.
+ * Returns the loaded project, or defaults if there is none. Problems go to diags. */
+kv_project *project_discover(const char *start, diag_list *diags);
+/* Load a specific file. Returns NULL only if it cannot be read at all (diag added). */
+kv_project *project_load(const char *path, diag_list *diags);
+void project_free(kv_project *p);
+/* Whether path (as scanned) passes include/exclude. */
+bool project_path_included(const kv_project *p, const char *path);
+/* Simple glob: `*` within a segment, `**` across segments, `?`; used for include/exclude/deployments. */
+bool kv_glob_match(const char *pattern, const char *path);
+
+#endif

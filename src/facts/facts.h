@@ -1,0 +1,220 @@
+/*
+ * facts.h: the vocabulary between the front ends and the rules.
+ *
+ * Front ends (Python, configs, later C/C++) turn files into facts; resolution turns dtype
+ * declarations into deployments; rules join facts with deployments and ask the numerics. No fact
+ * mentions tree-sitter, libyaml or libclang: a fact is a location, an abstract value and a dtype
+ * reference. Adding a front end means producing these records, nothing more.
+ *
+ * Ownership: every pointer in a fact points into the arena of the file_facts that holds it (or
+ * into static storage). A file_facts lives until the run ends; merging only collects pointers.
+ *
+ * Locations are 1-based lines and 1-based byte columns; end_line/end_col (exclusive end column)
+ * may be 0 when unknown. `path` is the path as the scanner names the file (relative to the
+ * working directory when the user gave a relative path).
+ */
+#ifndef KV_FACTS_H
+#define KV_FACTS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "numerics/numerics.h"
+#include "util/arena.h"
+#include "util/diag.h"
+
+typedef struct kv_loc {
+    const char *path;
+    uint32_t line, col;
+    uint32_t end_line, end_col;
+} kv_loc;
+
+/* ---- dtype references as code writes them ---- */
+
+typedef enum dref_kind {
+    DREF_NONE,      /* no dtype given (e.g. torch.full without dtype=: float32 default) */
+    DREF_CONCRETE,  /* torch.float16, "bfloat16", torch.float8_e4m3fn: .dtype is set */
+    DREF_MODEL,     /* the model dtype, declared at deploy time: self.dtype, x.dtype, model_config.dtype,
+                       torch.get_default_dtype(), .half()/.to(dtype) on a model-dtype variable */
+    DREF_KV,        /* the KV-cache dtype: kv_cache.dtype, self.kv_cache_dtype */
+    DREF_UNKNOWN    /* some other dtype expression */
+} dref_kind;
+
+typedef struct dtype_ref {
+    dref_kind kind;
+    kvn_dtype dtype;   /* DREF_CONCRETE only */
+    const char *text;  /* as written: "self.dtype", "torch.float16" */
+    kv_loc loc;
+} dtype_ref;
+
+/* ---- abstract values ---- */
+
+typedef enum value_kind {
+    VK_UNKNOWN,   /* activations, buffers: never a finding on their own */
+    VK_SENTINEL,  /* a special value used as a tool: -1e9, -10000.0, +-inf, finfo(D).min/max */
+    VK_INTEGER,   /* an integer carried in a tensor: ids, positions, counts (range below) */
+    VK_FLOAT      /* an ordinary known float constant or interval (e.g. codeword keys +-3.5) */
+} value_kind;
+
+typedef enum value_sym {
+    SYM_NONE,
+    SYM_FINFO_MIN,  /* torch.finfo(D).min, D symbolic or concrete */
+    SYM_FINFO_MAX,
+    SYM_FINFO_EPS,
+    SYM_FINFO_TINY
+} value_sym;
+
+typedef struct kv_step {
+    kv_loc loc;
+    const char *what;  /* "assigned to k", "torch.cat into k", "passed to self.attn as key" */
+} kv_step;
+
+/*
+ * A value as the front end knows it. The concrete part is the closed interval [lo, hi] (a constant
+ * has lo == hi; -inf/+inf allowed). For integers, hi may instead be symbolic: hi = value of the range
+ * name `hi_sym` (e.g. "num_adapters", resolved from configs or .kvlint.yaml) plus hi_sym_add
+ * (arange(n) gives n - 1). A symbolic sentinel is sym_scale * finfo(sym_dtype).<sym> + sym_add,
+ * evaluated once the dtype is known.
+ */
+typedef struct kv_value {
+    value_kind kind;
+    double lo, hi;
+    bool hi_unknown;          /* integer whose upper bound is not known at all */
+    const char *hi_sym;       /* symbolic bound name, or NULL */
+    double hi_sym_add;
+    const char *family;       /* integers: "adapter", "position", "token", "expert", "slot" or NULL */
+    value_sym sym;
+    dtype_ref sym_dtype;
+    double sym_scale, sym_add;  /* sym_scale is 1 for a plain finfo(D).min */
+    bool binary32;            /* the constant is a C float (f-suffixed) literal */
+    const char *text;         /* spelling at the origin: "-1e9", "torch.finfo(self.dtype).min" */
+    kv_loc origin;            /* where the value is made: the line a developer edits */
+    const kv_step *steps;     /* origin -> ... -> use, in order */
+    size_t nsteps;
+} kv_value;
+
+/* ---- facts ---- */
+
+typedef enum sink_family {
+    SINK_ATTENTION_LAYER,  /* vLLM Attention/MLAAttention, SGLang RadixAttention call */
+    SINK_CACHE_OP,         /* reshape_and_cache(_flash), concat_and_cache_mla, set_kv_buffer, ... */
+    SINK_CACHE_UPDATE,     /* transformers past_key_values.update / Cache.update */
+    SINK_DIRECT,           /* kv_cache[...] = x, key_cache.copy_(x), ... */
+    SINK_USER              /* an extra sink from .kvlint.yaml */
+} sink_family;
+
+typedef enum kv_operand { OPERAND_KEY, OPERAND_VALUE, OPERAND_KV } kv_operand;
+
+typedef struct store_fact {
+    kv_loc loc;               /* the sink call or subscript store */
+    sink_family family;
+    const char *sink;         /* as written: "self.attn", "reshape_and_cache_flash" */
+    const char *engine;       /* "vllm", "sglang", "transformers", or NULL when unknown */
+    kv_operand operand;
+    const char *tensor;       /* the stored expression as written: "k" */
+    const kv_value *values;   /* every known value the tensor may hold */
+    size_t nvalues;
+    bool shares_block;        /* the tensor also holds other values (so a block or tensor scale is shared) */
+} store_fact;
+
+typedef enum construction_kind {
+    CONS_SCALAR_FILL,  /* torch.full/full_like/new_full/fill_/masked_fill(_): eager fp16 raises */
+    CONS_TENSOR_CAST,  /* .to(D)/.half()/.bfloat16()/type_as of a tensor holding the value: inf */
+    CONS_TENSOR_NEW,   /* torch.tensor(v, dtype=D), torch.where(c, v, x) producing dtype D */
+} construction_kind;
+
+typedef struct construction_fact {
+    kv_loc loc;               /* the call */
+    construction_kind kind;
+    const char *api;          /* "torch.full", ".to", "masked_fill_" */
+    kv_value value;
+    dtype_ref dtype;          /* the dtype it is built in or cast to */
+    bool reaches_cache;       /* the result also flows into a store fact */
+} construction_fact;
+
+typedef struct intcast_fact {
+    kv_loc loc;               /* the conversion */
+    const char *api;          /* ".to", ".float", ".half" */
+    kv_value value;           /* VK_INTEGER with its range */
+    dtype_ref dtype;          /* target float dtype */
+} intcast_fact;
+
+typedef enum arith_kind {
+    ARITH_SENTINEL_PLUS,   /* finfo(D).min + x (or -1e9 + x) computed in D */
+    ARITH_SENTINEL_SUM,    /* two sentinel planes added */
+    ARITH_ZERO_TIMES_INF   /* (1 - mask) * float("-inf"), 0 * inf shapes */
+} arith_kind;
+
+typedef struct arith_fact {
+    kv_loc loc;
+    arith_kind kind;
+    kv_value a, b;         /* the operands as known */
+    dtype_ref dtype;       /* dtype the arithmetic runs in */
+} arith_fact;
+
+typedef enum decl_key {
+    DECL_KV_CACHE_DTYPE,
+    DECL_MODEL_DTYPE,
+    DECL_KV_SCALES,        /* --calculate-kv-scales: number 1/0 */
+    DECL_ID_RANGE,         /* range_name = number (max id / length) */
+    DECL_SKIP_LAYERS,      /* --kv-cache-dtype-skip-layers: raw list */
+    DECL_KV_SCHEME,        /* checkpoint KV quantisation scheme (quantization_config / hf_quant_config) */
+    DECL_PLATFORM          /* "rocm" / "cuda" */
+} decl_key;
+
+typedef struct dtype_decl {
+    decl_key key;
+    const char *engine;    /* "vllm", "sglang", "trtllm", "hf", "modelopt", "unknown" */
+    kvn_dtype dtype;       /* for dtype keys: parsed name, KVN_DTYPE_INVALID if no engine accepts it */
+    double number;         /* for KV_SCALES / ID_RANGE */
+    const char *range_name;/* for ID_RANGE: "num_adapters", "max_model_len", "vocab_size", ... */
+    const char *raw;       /* the spelling */
+    const char *carrier;   /* "cli", "vllm-config", "k8s-args", "helm-values", "compose", "env",
+                              "hf-config", "modelopt", "trtllm-options", "python-call", "kvlint-config" */
+    kv_loc loc;            /* of the value itself */
+    int group;             /* declarations with the same (path, group) belong to one deployment */
+} dtype_decl;
+
+/* A suppression comment: `# kvlint: ignore[ID,...] -- reason` (or `// kvlint: ...` in C/C++). */
+typedef struct suppression {
+    uint32_t line, col;
+    const char *const *ids; /* NULL-terminated rule ids; NULL means every rule */
+    const char *reason;     /* text after "--", or NULL */
+} suppression;
+
+/* Everything one file produced. Owned by its arena. */
+typedef struct file_facts {
+    const char *path;
+    kv_arena *arena;
+    ARENA_VEC(store_fact) stores;
+    ARENA_VEC(construction_fact) constructions;
+    ARENA_VEC(intcast_fact) casts;
+    ARENA_VEC(arith_fact) ariths;
+    ARENA_VEC(dtype_decl) decls;
+    diag_list diags;
+    ARENA_VEC(suppression) suppressions;
+    bool skipped;          /* prefiltered or not analysed (reason in diags) */
+} file_facts;
+
+file_facts *file_facts_new(const char *path);
+void file_facts_free(file_facts *f);
+
+/* Convenience constructors for front ends. */
+kv_loc kv_loc_make(const char *path, uint32_t line, uint32_t col, uint32_t end_line, uint32_t end_col);
+const char *value_kind_name(value_kind k);
+const char *sink_family_name(sink_family f);
+const char *operand_name(kv_operand o);
+const char *construction_kind_name(construction_kind k);
+const char *arith_kind_name(arith_kind k);
+const char *decl_key_name(decl_key k);
+const char *dref_kind_name(dref_kind k);
+const char *value_sym_name(value_sym s);
+
+/* A dtype_ref's concrete dtype under a deployment's model and KV dtypes (KVN_DTYPE_INVALID if
+ * DREF_UNKNOWN, or DREF_NONE which is float32). */
+kvn_dtype dtype_ref_resolve(const dtype_ref *r, kvn_dtype model, kvn_dtype kv);
+/* The concrete value of a symbolic sentinel once its dtype is known (finfo of that dtype's element
+ * format), else v->lo. */
+double value_concrete(const kv_value *v, kvn_dtype model, kvn_dtype kv);
+
+#endif

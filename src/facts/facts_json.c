@@ -1,0 +1,179 @@
+/* facts_json.c: see facts_json.h. */
+#include "facts/facts_json.h"
+
+#include <math.h>
+
+void json_loc_fields(json_writer *w, const kv_loc *l)
+{
+    json_kv_string(w, "path", l->path);
+    json_kv_int(w, "line", l->line);
+    json_kv_int(w, "column", l->col);
+    if (l->end_line) {
+        json_kv_int(w, "end_line", l->end_line);
+        json_kv_int(w, "end_column", l->end_col);
+    }
+}
+
+void json_loc(json_writer *w, const char *key, const kv_loc *l)
+{
+    json_key(w, key);
+    if (!l || !l->path) {
+        json_null(w);
+        return;
+    }
+    json_object_begin(w);
+    json_kv_string(w, "path", l->path);
+    json_kv_int(w, "line", l->line);
+    json_kv_int(w, "column", l->col);
+    json_object_end(w);
+}
+
+const char *json_dtype_name(kvn_dtype d)
+{
+    const kvn_dtype_info *i = kvn_dtype_get(d);
+    return i ? i->name : "invalid";
+}
+
+void json_dtype_ref(json_writer *w, const char *key, const dtype_ref *r)
+{
+    json_key(w, key);
+    json_object_begin(w);
+    json_kv_string(w, "kind", dref_kind_name(r->kind));
+    if (r->kind == DREF_CONCRETE)
+        json_kv_string(w, "dtype", json_dtype_name(r->dtype));
+    json_kv_string(w, "text", r->text);
+    json_object_end(w);
+}
+
+void json_value_object(json_writer *w, const kv_value *v)
+{
+    json_object_begin(w);
+    json_kv_string(w, "kind", value_kind_name(v->kind));
+    if (v->sym != SYM_NONE) {
+        json_kv_string(w, "symbol", value_sym_name(v->sym));
+        json_dtype_ref(w, "symbol_dtype", &v->sym_dtype);
+        if (v->sym_scale != 1)
+            json_kv_number(w, "symbol_scale", v->sym_scale);
+        if (v->sym_add != 0)
+            json_kv_number(w, "symbol_add", v->sym_add);
+    } else if (v->kind != VK_UNKNOWN) {
+        json_kv_number(w, "min", v->lo);
+    }
+    if (v->kind == VK_INTEGER && (v->hi_sym || v->hi_unknown)) {
+        json_key(w, "max");
+        json_null(w);
+        if (v->hi_sym) {
+            json_kv_string(w, "max_symbol", v->hi_sym);
+            if (v->hi_sym_add != 0)
+                json_kv_number(w, "max_symbol_add", v->hi_sym_add);
+        }
+    } else if (v->sym == SYM_NONE && v->kind != VK_UNKNOWN) {
+        json_kv_number(w, "max", v->hi);
+    }
+    if (v->family)
+        json_kv_string(w, "family", v->family);
+    if (v->binary32)
+        json_kv_bool(w, "binary32", true);
+    json_kv_string(w, "text", v->text);
+    json_loc(w, "origin", v->origin.path ? &v->origin : NULL);
+    if (v->nsteps) {
+        json_key(w, "steps");
+        json_array_begin(w);
+        for (size_t i = 0; i < v->nsteps; i++) {
+            json_object_begin(w);
+            json_kv_string(w, "path", v->steps[i].loc.path);
+            json_kv_int(w, "line", v->steps[i].loc.line);
+            json_kv_int(w, "column", v->steps[i].loc.col);
+            json_kv_string(w, "what", v->steps[i].what);
+            json_object_end(w);
+        }
+        json_array_end(w);
+    }
+    json_object_end(w);
+}
+
+void json_store_fact(json_writer *w, const store_fact *s)
+{
+    json_object_begin(w);
+    json_loc_fields(w, &s->loc);
+    json_kv_string(w, "sink", s->sink);
+    json_kv_string(w, "family", sink_family_name(s->family));
+    json_kv_string(w, "engine", s->engine);
+    json_kv_string(w, "operand", operand_name(s->operand));
+    json_kv_string(w, "tensor", s->tensor);
+    json_kv_bool(w, "shares_block", s->shares_block);
+    json_key(w, "values");
+    json_array_begin(w);
+    for (size_t i = 0; i < s->nvalues; i++)
+        json_value_object(w, &s->values[i]);
+    json_array_end(w);
+    json_object_end(w);
+}
+
+void json_value(json_writer *w, const char *key, const kv_value *v)
+{
+    json_key(w, key);
+    json_value_object(w, v);
+}
+
+void json_construction_fact(json_writer *w, const construction_fact *c)
+{
+    json_object_begin(w);
+    json_loc_fields(w, &c->loc);
+    json_kv_string(w, "kind", construction_kind_name(c->kind));
+    json_kv_string(w, "api", c->api);
+    json_dtype_ref(w, "dtype", &c->dtype);
+    json_kv_bool(w, "reaches_cache", c->reaches_cache);
+    json_value(w, "value", &c->value);
+    json_object_end(w);
+}
+
+void json_intcast_fact(json_writer *w, const intcast_fact *c)
+{
+    json_object_begin(w);
+    json_loc_fields(w, &c->loc);
+    json_kv_string(w, "api", c->api);
+    json_dtype_ref(w, "dtype", &c->dtype);
+    json_value(w, "value", &c->value);
+    json_object_end(w);
+}
+
+void json_arith_fact(json_writer *w, const arith_fact *a)
+{
+    json_object_begin(w);
+    json_loc_fields(w, &a->loc);
+    json_kv_string(w, "kind", arith_kind_name(a->kind));
+    json_dtype_ref(w, "dtype", &a->dtype);
+    json_value(w, "a", &a->a);
+    json_value(w, "b", &a->b);
+    json_object_end(w);
+}
+
+void json_dtype_decl(json_writer *w, const dtype_decl *d)
+{
+    json_object_begin(w);
+    json_kv_string(w, "key", decl_key_name(d->key));
+    json_kv_string(w, "engine", d->engine ? d->engine : "unknown");
+    switch (d->key) {
+    case DECL_KV_CACHE_DTYPE:
+    case DECL_MODEL_DTYPE:
+    case DECL_KV_SCHEME:
+        json_kv_string(w, "value", json_dtype_name(d->dtype));
+        break;
+    case DECL_KV_SCALES:
+    case DECL_ID_RANGE:
+        json_kv_number(w, "value", d->number);
+        break;
+    case DECL_SKIP_LAYERS:
+    case DECL_PLATFORM:
+        json_kv_string(w, "value", d->raw);
+        break;
+    }
+    if (d->range_name)
+        json_kv_string(w, "range", d->range_name);
+    json_kv_string(w, "raw", d->raw);
+    json_kv_string(w, "carrier", d->carrier);
+    json_loc_fields(w, &d->loc);
+    json_kv_int(w, "group", d->group);
+    json_object_end(w);
+}

@@ -1,0 +1,138 @@
+/*
+ * numerics.h: what a value becomes when it is stored in a KV-cache format. Exact.
+ *
+ * This library is the arithmetic heart of kvlint and depends on nothing else in it (libc and libm
+ * only). Every rule ends in one of its questions: what does x become as dtype D along conversion
+ * path P, what is the largest integer D holds exactly, how does one large value in a block change
+ * its neighbours.
+ *
+ * Two layers:
+ *  - element formats (kvn_fmt): float32, bfloat16, float16, the fp8 family, fp4 e2m1, e8m0.
+ *    kvn_cast() rounds a binary64 to nearest even with subnormals, signed zero and each format's
+ *    own NaN/inf encodings, under one of two overflow modes.
+ *  - storage dtypes (kvn_dtype): what users name in configs and code (`fp8`, `half`, `nvfp4`,
+ *    `torch.float8_e4m3fn`, `mxfp4`, `int8_per_token_head`, ...). A dtype is an element format, a
+ *    block format (mxfp4, nvfp4, mxfp8), a scaled format (per-tensor / per-token-head fp8, int8), the
+ *    symbolic `auto` (resolved by later stages), or "not modelled" (known name, no model: never guessed).
+ *
+ * Every value of every format here is exactly a binary64, so results are returned as doubles.
+ * All functions are pure and thread-safe.
+ */
+#ifndef KV_NUMERICS_H
+#define KV_NUMERICS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- element formats ---- */
+
+typedef enum kvn_fmt {
+    KVN_F32,
+    KVN_BF16,
+    KVN_F16,
+    KVN_E4M3,      /* OCP e4m3fn: bias 7, S.1111.111 NaN, no inf, max 448 */
+    KVN_E4M3FNUZ,  /* AMD: bias 8, 0x80 NaN, no -0, no inf, max 240 */
+    KVN_E5M2,      /* bias 15, IEEE-like inf/NaN, max 57344 */
+    KVN_E5M2FNUZ,  /* AMD: bias 16, 0x80 NaN, no -0, no inf, max 57344 */
+    KVN_E2M1,      /* fp4: 0 .5 1 1.5 2 3 4 6, no inf, no NaN */
+    KVN_E8M0,      /* MX scale: 2^(e-127), e=0xFF NaN, no sign, no zero */
+    KVN_FMT_COUNT
+} kvn_fmt;
+
+typedef enum kvn_overflow {
+    KVN_NONSATURATE, /* PyTorch tensor cast: +-inf where the format has one, NaN otherwise */
+    KVN_SATURATE     /* CUDA __NV_SATFINITE: clamp to +-max (inf too); NaN stays NaN */
+} kvn_overflow;
+
+typedef enum kvn_outcome {
+    KVN_EXACT,          /* stored == input (NaN in, NaN out counts as exact) */
+    KVN_ROUNDED,        /* finite, nonzero, different */
+    KVN_SATURATED,      /* clamped to +-max */
+    KVN_OVERFLOW_INF,   /* became +-inf */
+    KVN_OVERFLOW_NAN,   /* became NaN */
+    KVN_UNDERFLOW_ZERO, /* nonzero became +-0 on its own */
+    KVN_CRUSHED,        /* nonzero became 0 because a shared (block/tensor) scale was set by a larger value */
+    KVN_OUTCOME_COUNT
+} kvn_outcome;
+
+typedef struct kvn_fmt_info {
+    const char *name;        /* canonical: "float16", "fp8_e4m3", ... */
+    int bits;
+    int exp_bits, man_bits, bias;
+    double max;              /* largest finite */
+    double min_normal;
+    double min_subnormal;    /* == min_normal when the format has no subnormals (e8m0) */
+    bool has_inf;
+    bool has_neg_zero;
+    bool has_nan;
+    const char *nan_encoding; /* "S.11111.xx (xx!=0)", "S.1111.111", "0x80", "0xFF", "none" */
+    double int_exact_max;    /* largest N such that every integer 0..N is exact */
+} kvn_fmt_info;
+
+typedef struct kvn_result {
+    double stored;
+    kvn_outcome outcome;
+} kvn_result;
+
+const kvn_fmt_info *kvn_fmt_get(kvn_fmt f);
+/* Round x to f (nearest even), under mode. */
+kvn_result kvn_cast(kvn_fmt f, double x, kvn_overflow mode);
+/* Encode x to f's bit pattern (after rounding as kvn_cast does) and decode a bit pattern. */
+uint32_t kvn_encode(kvn_fmt f, double x, kvn_overflow mode);
+double kvn_decode(kvn_fmt f, uint32_t bits);
+const char *kvn_outcome_name(kvn_outcome o); /* "exact", "rounded", "saturated", "overflow-inf", ... */
+/* bf16 bits of x read back as float16 (vLLM --kv-cache-dtype float16 on a bfloat16 model). */
+double kvn_bf16_bits_as_f16(double x);
+
+/* ---- storage dtypes ---- */
+
+typedef enum kvn_kind {
+    KVN_KIND_ELEMENT,   /* one element format, no scale */
+    KVN_KIND_SCALED,    /* element format after x / scale (per-tensor k_scale/v_scale), read back * scale */
+    KVN_KIND_DYNAMIC,   /* scaled per token-head by absmax at write time (fp8/int8_per_token_head) */
+    KVN_KIND_BLOCK,     /* block of `block` elements sharing one scale of `scale_fmt` (mxfp4, nvfp4, mxfp8) */
+    KVN_KIND_INT8,      /* symmetric int8 with a scale, saturating */
+    KVN_KIND_AUTO,      /* "auto": resolved by later stages to the model dtype or a checkpoint scheme */
+    KVN_KIND_UNMODELLED /* a real dtype name the numerics do not model (e.g. turboquant_*) */
+} kvn_kind;
+
+typedef int kvn_dtype; /* index into the dtype table; KVN_DTYPE_INVALID when unknown */
+#define KVN_DTYPE_INVALID (-1)
+
+typedef struct kvn_dtype_info {
+    const char *name;             /* canonical */
+    const char *const *aliases;   /* NULL-terminated, spellings users write */
+    kvn_kind kind;
+    kvn_fmt elem;                 /* element format (for INT8: unused) */
+    int block;                    /* elements per shared scale, 0 if none */
+    kvn_fmt scale_fmt;            /* for BLOCK */
+    const char *note;             /* one line: where the name comes from / what is assumed */
+} kvn_dtype_info;
+
+size_t kvn_dtype_count(void);
+const kvn_dtype_info *kvn_dtype_get(kvn_dtype d);
+/* Find a dtype by canonical name or alias (case-insensitive for TensorRT-LLM's FP8/INT8/NVFP4,
+ * torch.* spellings accepted). rocm: `fp8` means fp8_e4m3fnuz as on ROCm builds of vLLM. */
+kvn_dtype kvn_dtype_parse(const char *name, bool rocm);
+kvn_dtype kvn_dtype_by_fmt(kvn_fmt f);
+/* Comma-separated list of valid names for an error message (static storage). */
+const char *kvn_dtype_valid_names(void);
+/* Largest N with 0..N all exact in d (block formats: of the element format at scale 1). */
+double kvn_dtype_int_exact_max(kvn_dtype d);
+
+typedef struct kvn_params {
+    kvn_overflow mode;
+    double scale;     /* per-tensor scale (k_scale); 0 means 1 */
+} kvn_params;
+
+/* Store a row of n values as dtype d: element dtypes cast each value; block dtypes cut the row
+ * into consecutive blocks (the last padded with zeros); scaled dtypes divide by the scale, cast,
+ * and multiply back; dynamic dtypes compute the scale from the row's absmax. out[i].stored is what
+ * reading the cache back gives. Returns false for AUTO/UNMODELLED dtypes (out untouched). */
+bool kvn_store_row(kvn_dtype d, const double *in, size_t n, const kvn_params *p, kvn_result *out);
+
+/* Parse a number as Python or a C float literal would (decimal, hex float, inf, nan, with an
+ * optional f/F suffix meaning binary32). Returns false if s is not a number. */
+bool kvn_parse_number(const char *s, double *out, bool *is_binary32);
+
+#endif

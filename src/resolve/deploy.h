@@ -1,0 +1,73 @@
+/*
+ * deploy.h: deployments, resolved from dtype declarations. A pure stage: facts in, deployments out.
+ *
+ * A deployment is one way the code is served: one command line, one YAML document, one engine
+ * config file, joined with the checkpoint config (config.json / hf_quant_config.json) found in the
+ * scanned tree or named by --model-config. Resolution follows the engines: KV `auto` is the model
+ * dtype unless the checkpoint declares a KV scheme (then fp8 or nvfp4); model `auto` is the
+ * checkpoint's torch_dtype (float32 checkpoints run as bfloat16); on ROCm `fp8` is e4m3fnuz.
+ * What cannot be resolved stays unresolved with a reason: never a guess.
+ */
+#ifndef KV_DEPLOY_H
+#define KV_DEPLOY_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/project.h"
+#include "facts/facts.h"
+
+typedef struct id_range {
+    const char *name;           /* "num_adapters", "max_loras", "max_model_len", "vocab_size", ... */
+    double max;                 /* largest id value the range allows (e.g. num_adapters for ids 0..n) */
+    const dtype_decl *decl;     /* where it was declared, NULL if from .kvlint.yaml/option */
+    kv_loc loc;
+} id_range;
+
+typedef struct resolved_dtype {
+    kvn_dtype dtype;            /* KVN_DTYPE_INVALID when unresolved */
+    const dtype_decl *decl;     /* the declaration it came from, NULL for a what-if or default */
+    const char *how;            /* "declared", "auto: model dtype", "auto: checkpoint kv_cache_scheme", "what-if --dtype", "default" */
+    const char *unresolved;     /* reason when dtype is invalid */
+} resolved_dtype;
+
+typedef struct deployment {
+    const char *name;           /* short label: "deploy/k8s.yaml:12 (vllm serve)" */
+    kv_loc loc;                 /* where the deployment is described (command or document start) */
+    const char *engine;
+    resolved_dtype kv;
+    resolved_dtype model;
+    bool dynamic_kv_scales;     /* --calculate-kv-scales */
+    const dtype_decl *kv_scales_decl;
+    bool rocm;
+    const char *skip_layers;    /* raw --kv-cache-dtype-skip-layers, or NULL */
+    const id_range *ranges;
+    size_t nranges;
+} deployment;
+
+typedef struct resolve_options {
+    kvn_dtype whatif_kv;        /* --kv-cache-dtype D: replaces declared ones; INVALID if unset */
+    kvn_dtype whatif_model;     /* --dtype D */
+    bool rocm;                  /* --platform rocm */
+    const char *model_config;   /* --model-config FILE (already scanned into facts), or NULL */
+} resolve_options;
+
+typedef struct deployment_set {
+    kv_arena *arena;
+    deployment *v;
+    size_t n;
+} deployment_set;
+
+/* Group declarations into deployments and resolve them. files: every scanned file's facts.
+ * When nothing declares a deployment, the set holds one "engine default" deployment (auto chains
+ * from the checkpoint if one is found, else unresolved). */
+deployment_set *deployments_resolve(file_facts *const *files, size_t nfiles, const kv_project *proj,
+                                    const resolve_options *opt, diag_list *diags);
+void deployment_set_free(deployment_set *s);
+/* Range for a symbolic name ("num_adapters") or family ("adapter") in d, or NULL. */
+const id_range *deployment_range(const deployment *d, const char *name, const char *family);
+
+/* JSON: "deployments": [...] items (schema in docs/facts.md). */
+struct json_writer;
+void json_deployment(struct json_writer *w, const deployment *d);
+
+#endif

@@ -1,0 +1,313 @@
+/*
+ * scan.c: discovery, reading and the worker pool (see scan.h).
+ *
+ * Work is split into two parallel passes over an array fixed before the threads start: pass 1
+ * reads each file, applies the size limit, binary test and prefilter, and runs the front end's
+ * index(); pass 2 runs analyze() with every index visible. Each worker takes the next index from an
+ * atomic counter and writes only its own slot, so there is no lock and no shared mutable state
+ * apart from that counter. File contents stay in memory between the passes.
+ */
+#include "scan/scan.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+
+const frontend *const kv_frontends[] = { &python_frontend, &config_frontend, NULL };
+
+enum { DEFAULT_MAX_FILE = 8 << 20 };
+
+typedef struct slot {
+    const char *path;
+    const frontend *fe;
+    char *data;
+    size_t len;
+    file_facts *facts;
+    const void *exports;
+    bool analyse;
+} slot;
+
+typedef struct pool {
+    slot *slots;
+    size_t n;
+    atomic_size_t next;
+    size_t max_file_size;
+    const kv_project *project;
+    fe_file_index **indexes;   /* per front end, sorted by path */
+    size_t *nindexes;
+    int pass;
+} pool;
+
+const frontend *scan_frontend_for(const char *path, const char *head, size_t head_len)
+{
+    for (size_t i = 0; kv_frontends[i]; i++)
+        if (kv_frontends[i]->wants(path, head, head_len))
+            return kv_frontends[i];
+    return NULL;
+}
+
+int scan_default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1)
+        n = 1;
+    if (n > 64)
+        n = 64;
+    return (int)n;
+}
+
+static void read_one(pool *p, slot *s)
+{
+    s->facts = file_facts_new(s->path);
+    const char *err = NULL;
+    fs_status st = fs_read_file(s->path, p->max_file_size, &s->data, &s->len, &err);
+    if (st == FS_TOO_LARGE) {
+        diag_add(&s->facts->diags, DIAG_NOTE, s->path, 0, 0,
+                 "skipped: %zu bytes is over the %zu-byte limit (--max-file-size)", s->len, p->max_file_size);
+        s->facts->skipped = true;
+        return;
+    }
+    if (st == FS_ERROR) {
+        diag_add(&s->facts->diags, DIAG_ERROR, s->path, 0, 0, "cannot read: %s", err);
+        s->facts->skipped = true;
+        return;
+    }
+    if (fs_looks_binary(s->data, s->len)) {
+        diag_add(&s->facts->diags, DIAG_NOTE, s->path, 0, 0, "skipped: binary file");
+        s->facts->skipped = true;
+        free(s->data);
+        s->data = NULL;
+        return;
+    }
+    if (s->fe->prefilter && !s->fe->prefilter(s->data, s->len)) {
+        s->facts->skipped = true;
+        free(s->data);
+        s->data = NULL;
+        return;
+    }
+    s->analyse = true;
+    if (s->fe->index)
+        s->exports = s->fe->index(s->path, s->data, s->len, s->facts->arena);
+}
+
+static size_t frontend_no(const frontend *fe)
+{
+    size_t i = 0;
+    while (kv_frontends[i] && kv_frontends[i] != fe)
+        i++;
+    return i;
+}
+
+static void analyze_one(pool *p, slot *s)
+{
+    if (!s->analyse)
+        return;
+    size_t k = frontend_no(s->fe);
+    fe_context ctx = {
+        .project = p->project,
+        .indexes = p->indexes[k],
+        .nindexes = p->nindexes[k],
+    };
+    s->fe->analyze(s->path, s->data, s->len, &ctx, s->facts);
+    free(s->data);
+    s->data = NULL;
+}
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&p->next, 1);
+        if (i >= p->n)
+            break;
+        if (p->pass == 1)
+            read_one(p, &p->slots[i]);
+        else
+            analyze_one(p, &p->slots[i]);
+    }
+    return NULL;
+}
+
+static void run_pass(pool *p, int pass, int jobs)
+{
+    p->pass = pass;
+    atomic_store(&p->next, 0);
+    if (jobs <= 1 || p->n < 2) {
+        worker(p);
+        return;
+    }
+    if ((size_t)jobs > p->n)
+        jobs = (int)p->n;
+    pthread_t *t = xcalloc((size_t)jobs, sizeof *t);
+    int started = 0;
+    for (int i = 1; i < jobs; i++) {
+        if (pthread_create(&t[i], NULL, worker, p) != 0)
+            break;
+        started = i;
+    }
+    worker(p);
+    for (int i = 1; i <= started; i++)
+        pthread_join(t[i], NULL);
+    free(t);
+}
+
+/* Add files of the project's `deployments:` globs (relative to the project root). */
+static void add_deployment_files(const kv_project *proj, fs_list *files, diag_list *diags)
+{
+    if (!proj || proj->deployments.n == 0)
+        return;
+    fs_list all = {0};
+    diag_list quiet;
+    kv_arena *tmp = arena_new();
+    diag_init(&quiet, tmp);
+    fs_walk(proj->root, &all, &quiet);
+    size_t rootlen = strcmp(proj->root, ".") == 0 ? 0 : strlen(proj->root);
+    for (size_t i = 0; i < all.n; i++) {
+        const char *rel = all.paths[i];
+        if (rootlen && strncmp(rel, proj->root, rootlen) == 0 && rel[rootlen] == '/')
+            rel += rootlen + 1;
+        for (size_t g = 0; g < proj->deployments.n; g++) {
+            if (kv_glob_match(proj->deployments.v[g], rel)) {
+                files->paths = xgrow(files->paths, &files->cap, files->n + 1, sizeof *files->paths);
+                files->paths[files->n++] = xstrdup(all.paths[i]);
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i < quiet.items.n; i++)
+        diag_add(diags, DIAG_WARNING, quiet.items.v[i].path, 0, 0, "deployments: %s", quiet.items.v[i].msg);
+    fs_list_free(&all);
+    arena_free(tmp);
+}
+
+static int cmp_slot(const void *a, const void *b)
+{
+    return strcmp(((const slot *)a)->path, ((const slot *)b)->path);
+}
+
+scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_options *opt)
+{
+    scan_result *r = xcalloc(1, sizeof *r);
+    r->arena = arena_new();
+    diag_init(&r->diags, r->arena);
+    const kv_project *proj = opt->project;
+
+    fs_list files = {0};
+    for (size_t i = 0; i < npaths; i++)
+        fs_walk(paths[i], &files, &r->diags);
+    for (size_t i = 0; i < opt->nextra; i++)
+        fs_walk(opt->extra_files[i], &files, &r->diags);
+    if (opt->with_deployments)
+        add_deployment_files(proj, &files, &r->diags);
+    fs_list_sort_unique(&files);
+
+    slot *slots = xcalloc(files.n ? files.n : 1, sizeof *slots);
+    size_t n = 0;
+    for (size_t i = 0; i < files.n; i++) {
+        const char *path = files.paths[i];
+        if (!project_path_included(proj, path))
+            continue;
+        const frontend *fe = scan_frontend_for(path, NULL, 0);
+        if (!fe)
+            continue;
+        slots[n].path = path;
+        slots[n].fe = fe;
+        n++;
+    }
+    qsort(slots, n, sizeof *slots, cmp_slot);
+
+    size_t nfe = 0;
+    while (kv_frontends[nfe])
+        nfe++;
+    pool p = {
+        .slots = slots,
+        .n = n,
+        .max_file_size = opt->max_file_size ? opt->max_file_size
+                         : (proj->max_file_size ? proj->max_file_size : DEFAULT_MAX_FILE),
+        .project = proj,
+        .indexes = xcalloc(nfe, sizeof *p.indexes),
+        .nindexes = xcalloc(nfe, sizeof *p.nindexes),
+    };
+    int jobs = opt->jobs > 0 ? opt->jobs : scan_default_jobs();
+    run_pass(&p, 1, jobs);
+
+    /* Build the per-front-end index tables (slots are sorted by path, so these are too). */
+    for (size_t k = 0; k < nfe; k++) {
+        size_t cnt = 0;
+        for (size_t i = 0; i < n; i++)
+            if (slots[i].analyse && slots[i].fe == kv_frontends[k] && slots[i].exports)
+                cnt++;
+        p.indexes[k] = xcalloc(cnt ? cnt : 1, sizeof **p.indexes);
+        for (size_t i = 0; i < n; i++)
+            if (slots[i].analyse && slots[i].fe == kv_frontends[k] && slots[i].exports)
+                p.indexes[k][p.nindexes[k]++] = (fe_file_index){ slots[i].facts->path, slots[i].exports };
+    }
+    run_pass(&p, 2, jobs);
+
+    r->files = xcalloc(n ? n : 1, sizeof *r->files);
+    for (size_t i = 0; i < n; i++) {
+        r->files[r->n++] = slots[i].facts;
+        r->stats.files_seen++;
+        if (slots[i].analyse) {
+            r->stats.files_analyzed++;
+            r->stats.bytes_read += slots[i].len;
+        } else if (!slots[i].facts->diags.items.n) {
+            r->stats.files_prefiltered++;
+        }
+    }
+    for (size_t k = 0; k < nfe; k++)
+        free(p.indexes[k]);
+    free(p.indexes);
+    free(p.nindexes);
+    free(slots);
+    fs_list_free(&files);
+    return r;
+}
+
+void scan_result_free(scan_result *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        file_facts_free(r->files[i]);
+    free(r->files);
+    arena_free(r->arena);
+    free(r);
+}
+
+bool scan_has_errors(const scan_result *r)
+{
+    if (diag_has_errors(&r->diags))
+        return true;
+    for (size_t i = 0; i < r->n; i++)
+        if (diag_has_errors(&r->files[i]->diags))
+            return true;
+    return false;
+}
+
+static int cmp_diag_ptr(const void *a, const void *b)
+{
+    return diag_cmp(*(const diag *const *)a, *(const diag *const *)b);
+}
+
+const diag **scan_all_diags(const scan_result *r, size_t *n)
+{
+    size_t total = r->diags.items.n;
+    for (size_t i = 0; i < r->n; i++)
+        total += r->files[i]->diags.items.n;
+    const diag **out = xcalloc(total ? total : 1, sizeof *out);
+    size_t k = 0;
+    for (size_t i = 0; i < r->diags.items.n; i++)
+        out[k++] = &r->diags.items.v[i];
+    for (size_t i = 0; i < r->n; i++)
+        for (size_t j = 0; j < r->files[i]->diags.items.n; j++)
+            out[k++] = &r->files[i]->diags.items.v[j];
+    qsort(out, k, sizeof *out, cmp_diag_ptr);
+    *n = k;
+    return out;
+}

@@ -1,0 +1,52 @@
+/*
+ * scan.h: from paths on the command line to every file's facts.
+ *
+ * Discovery (fs_walk, .kvlint.yaml include/exclude, the project's `deployments:` globs), reading
+ * with the size limit, binary detection, front-end dispatch, and the thread pool. Results come
+ * back sorted by path so that output never depends on the schedule. The scanner knows no language
+ * and no rule.
+ */
+#ifndef KV_SCAN_H
+#define KV_SCAN_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/project.h"
+#include "facts/facts.h"
+#include "scan/frontend.h"
+
+typedef struct scan_options {
+    const kv_project *project;     /* never NULL */
+    int jobs;                      /* worker threads; 0 = number of CPUs */
+    size_t max_file_size;          /* 0 = project's (default 8 MiB) */
+    const char *const *extra_files;/* files scanned in addition (--config, --model-config), may be NULL */
+    size_t nextra;
+    bool with_deployments;         /* also scan the project's `deployments:` globs */
+} scan_options;
+
+typedef struct scan_stats {
+    size_t files_seen;             /* claimed by a front end */
+    size_t files_prefiltered;      /* skipped by a prefilter without parsing */
+    size_t files_analyzed;
+    size_t bytes_read;
+} scan_stats;
+
+typedef struct scan_result {
+    file_facts **files;            /* sorted by path; includes prefiltered ones (skipped=true) */
+    size_t n;
+    kv_arena *arena;               /* run-wide diagnostics */
+    diag_list diags;               /* run-wide: unreadable paths etc. Per-file ones are in files[i]->diags */
+    scan_stats stats;
+} scan_result;
+
+scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_options *opt);
+void scan_result_free(scan_result *r);
+/* True if any diagnostic of the run (run-wide or per file) is an error. */
+bool scan_has_errors(const scan_result *r);
+/* All diagnostics (run-wide then per file), sorted; the caller frees the array, not the items. */
+const diag **scan_all_diags(const scan_result *r, size_t *n);
+/* Which front end takes path, or NULL. */
+const frontend *scan_frontend_for(const char *path, const char *head, size_t head_len);
+int scan_default_jobs(void);
+
+#endif

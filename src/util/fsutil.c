@@ -1,0 +1,260 @@
+/* fsutil.c: see fsutil.h. */
+#include "util/fsutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/xalloc.h"
+
+fs_status fs_read_file(const char *path, size_t max_size, char **data, size_t *len, const char **err)
+{
+    *data = NULL;
+    *len = 0;
+    *err = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        *err = strerror(errno);
+        return FS_ERROR;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        *err = strerror(errno);
+        close(fd);
+        return FS_ERROR;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        *err = "is a directory";
+        close(fd);
+        return FS_ERROR;
+    }
+    if (S_ISREG(st.st_mode) && (size_t)st.st_size > max_size) {
+        close(fd);
+        *len = (size_t)st.st_size;
+        return FS_TOO_LARGE;
+    }
+    size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536, n = 0;
+    char *buf = xmalloc(cap);
+    for (;;) {
+        if (n + 1 >= cap) {
+            if (cap > max_size + 1) {
+                free(buf);
+                close(fd);
+                *len = n;
+                return FS_TOO_LARGE;
+            }
+            buf = xgrow(buf, &cap, cap + 1, 1);
+        }
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            *err = strerror(errno);
+            free(buf);
+            close(fd);
+            return FS_ERROR;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+        if (n > max_size) {
+            free(buf);
+            close(fd);
+            *len = n;
+            return FS_TOO_LARGE;
+        }
+    }
+    close(fd);
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    return FS_OK;
+}
+
+bool fs_looks_binary(const char *data, size_t len)
+{
+    size_t n = len < 8192 ? len : 8192;
+    return memchr(data, '\0', n) != NULL;
+}
+
+bool fs_skip_dir(const char *name)
+{
+    static const char *const skip[] = {
+        ".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
+        ".pytest_cache", ".ruff_cache", "node_modules", "site-packages", ".eggs", "build", "dist",
+        "_build", ".cache",
+    };
+    for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
+        if (strcmp(name, skip[i]) == 0)
+            return true;
+    size_t n = strlen(name);
+    return n > 9 && strcmp(name + n - 9, ".egg-info") == 0;
+}
+
+bool fs_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+char *fs_join(const char *dir, const char *name)
+{
+    size_t dl = strlen(dir);
+    while (dl > 1 && dir[dl - 1] == '/')
+        dl--;
+    if (dl == 1 && dir[0] == '.')
+        return xstrdup(name);
+    size_t nl = strlen(name);
+    char *p = xmalloc(dl + 1 + nl + 1);
+    memcpy(p, dir, dl);
+    p[dl] = '/';
+    memcpy(p + dl + 1, name, nl + 1);
+    return p;
+}
+
+static void list_push(fs_list *l, char *p)
+{
+    l->paths = xgrow(l->paths, &l->cap, l->n + 1, sizeof *l->paths);
+    l->paths[l->n++] = p;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Depth bound: a tree deeper than this is almost certainly a loop through bind mounts. */
+enum { MAX_DEPTH = 128 };
+
+static void walk_dir(const char *dir, int depth, fs_list *out, diag_list *diags)
+{
+    if (depth > MAX_DEPTH) {
+        diag_add(diags, DIAG_WARNING, dir, 0, 0, "directory nesting deeper than %d; not descending", MAX_DEPTH);
+        return;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        diag_add(diags, DIAG_ERROR, dir, 0, 0, "cannot read directory: %s", strerror(errno));
+        return;
+    }
+    fs_list names = {0};
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        list_push(&names, xstrdup(e->d_name));
+    }
+    closedir(d);
+    qsort(names.paths, names.n, sizeof *names.paths, cmp_str);
+    for (size_t i = 0; i < names.n; i++) {
+        char *p = fs_join(dir, names.paths[i]);
+        struct stat st;
+        if (lstat(p, &st) != 0) {
+            diag_add(diags, DIAG_ERROR, p, 0, 0, "cannot stat: %s", strerror(errno));
+            free(p);
+        } else if (S_ISDIR(st.st_mode)) {
+            if (!fs_skip_dir(names.paths[i]))
+                walk_dir(p, depth + 1, out, diags);
+            free(p);
+        } else if (S_ISREG(st.st_mode)) {
+            list_push(out, p);
+        } else {
+            /* Symlinks inside a tree are not followed (no loops, no escaping the tree);
+             * sockets, fifos and devices are never read. */
+            free(p);
+        }
+    }
+    fs_list_free(&names);
+}
+
+bool fs_walk(const char *root, fs_list *out, diag_list *diags)
+{
+    struct stat st;
+    if (stat(root, &st) != 0) {
+        diag_add(diags, DIAG_ERROR, root, 0, 0, "cannot open: %s", strerror(errno));
+        return false;
+    }
+    char *norm = fs_normalize(root);
+    if (S_ISDIR(st.st_mode))
+        walk_dir(norm, 0, out, diags);
+    else if (S_ISREG(st.st_mode))
+        list_push(out, xstrdup(norm));
+    else {
+        diag_add(diags, DIAG_ERROR, root, 0, 0, "not a regular file or directory");
+        free(norm);
+        return false;
+    }
+    free(norm);
+    return true;
+}
+
+void fs_list_sort_unique(fs_list *l)
+{
+    if (l->n == 0)
+        return;
+    qsort(l->paths, l->n, sizeof *l->paths, cmp_str);
+    size_t w = 1;
+    for (size_t i = 1; i < l->n; i++) {
+        if (strcmp(l->paths[i], l->paths[w - 1]) == 0)
+            free(l->paths[i]);
+        else
+            l->paths[w++] = l->paths[i];
+    }
+    l->n = w;
+}
+
+void fs_list_free(fs_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->paths[i]);
+    free(l->paths);
+    l->paths = NULL;
+    l->n = l->cap = 0;
+}
+
+char *fs_normalize(const char *path)
+{
+    size_t n = strlen(path);
+    bool abs = path[0] == '/';
+    /* Split into components, resolving "." and ".." lexically (".." above the start is kept). */
+    char **parts = xmalloc((n + 1) * sizeof *parts);
+    size_t np = 0;
+    char *copy = xstrdup(path);
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+        if (strcmp(tok, ".") == 0)
+            continue;
+        if (strcmp(tok, "..") == 0 && np > 0 && strcmp(parts[np - 1], "..") != 0) {
+            np--;
+            continue;
+        }
+        if (strcmp(tok, "..") == 0 && abs)
+            continue;
+        parts[np++] = tok;
+    }
+    size_t len = abs ? 1 : 0;
+    for (size_t i = 0; i < np; i++)
+        len += strlen(parts[i]) + 1;
+    char *out = xmalloc(len + 2);
+    char *w = out;
+    if (abs)
+        *w++ = '/';
+    for (size_t i = 0; i < np; i++) {
+        if (i)
+            *w++ = '/';
+        size_t l = strlen(parts[i]);
+        memcpy(w, parts[i], l);
+        w += l;
+    }
+    if (w == out)
+        *w++ = abs ? '/' : '.';
+    *w = '\0';
+    free(parts);
+    free(copy);
+    return out;
+}

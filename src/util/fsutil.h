@@ -1,0 +1,43 @@
+/*
+ * fsutil.h: reading files and walking trees, with the limits every front end shares.
+ *
+ * fs_read_file() reads a whole file with a size cap and says why it could not (so the caller can
+ * emit a diagnostic and go on). fs_walk() lists regular files under a path in sorted order,
+ * skipping VCS/virtualenv/cache/build folders and never following a symlinked directory (so no
+ * symlink loop can hang a run); symlinked files given explicitly are read. fs_looks_binary()
+ * is the NUL-byte test used to skip binaries.
+ */
+#ifndef KV_FSUTIL_H
+#define KV_FSUTIL_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/diag.h"
+
+typedef enum fs_status { FS_OK, FS_TOO_LARGE, FS_ERROR } fs_status;
+
+/* On FS_OK *data is a NUL-terminated heap buffer (caller frees) of *len bytes.
+ * On FS_ERROR, *err names the errno text (static string). */
+fs_status fs_read_file(const char *path, size_t max_size, char **data, size_t *len, const char **err);
+bool fs_looks_binary(const char *data, size_t len);
+/* True for a directory name kvlint never descends into (.git, venv, __pycache__, build, ...). */
+bool fs_skip_dir(const char *name);
+bool fs_is_dir(const char *path);
+
+typedef struct fs_list {
+    char **paths;   /* heap strings, sorted */
+    size_t n, cap;
+} fs_list;
+
+/* Append every regular file under root (or root itself if it is a file) to out.
+ * Problems (unreadable directories, missing paths) go to diags; returns false if root is unusable. */
+bool fs_walk(const char *root, fs_list *out, diag_list *diags);
+void fs_list_sort_unique(fs_list *l);
+void fs_list_free(fs_list *l);
+
+/* Join a directory and a name with exactly one '/'. Heap string. */
+char *fs_join(const char *dir, const char *name);
+/* "a/./b/../c" -> "a/c"; strips a leading "./". Heap string. */
+char *fs_normalize(const char *path);
+
+#endif

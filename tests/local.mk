@@ -1,0 +1,25 @@
+# The test harness. Unit tests are Check programs (tests/unit/check_*.c) registered by each area's
+# local.mk; end-to-end tests are shell scripts (tests/e2e/*.sh) that run the built binary on fixture
+# trees and compare its structured output with golden files. tests/e2e/lib.sh has the helpers.
+TEST_EXTENSIONS = .sh
+SH_LOG_COMPILER = $(SHELL)
+AM_TESTS_ENVIRONMENT = \
+	KVLINT='$(abs_top_builddir)/src/kvlint'; export KVLINT; \
+	KVLINT_DATADIR='$(abs_top_srcdir)'; export KVLINT_DATADIR; \
+	top_srcdir='$(abs_top_srcdir)'; export top_srcdir; \
+	top_builddir='$(abs_top_builddir)'; export top_builddir; \
+	PYTHON3='$(PYTHON3)'; export PYTHON3; \
+	CK_VERBOSITY=normal; export CK_VERBOSITY; \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1; export ASAN_OPTIONS; \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export UBSAN_OPTIONS;
+
+# Flags for Check programs: area fragments write
+#   check_PROGRAMS += tests/unit/check_foo
+#   tests_unit_check_foo_SOURCES = tests/unit/check_foo.c
+#   tests_unit_check_foo_CFLAGS = $(CHECK_TEST_CFLAGS)
+#   tests_unit_check_foo_LDADD = $(CHECK_TEST_LIBS)
+#   TESTS += tests/unit/check_foo
+CHECK_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+CHECK_TEST_LIBS = $(KV_LIBS) $(CHECK_LIBS)
+
+EXTRA_DIST += tests/e2e/lib.sh tests/fixtures

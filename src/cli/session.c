@@ -117,6 +117,7 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
         extra[o->nconfigs] = o->model_config;
     scan_options so = {
         .project = s->project,
+        .datadir = kvlint_datadir(),
         .jobs = o->jobs,
         .max_file_size = o->max_file_size,
         .extra_files = extra,

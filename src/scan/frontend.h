@@ -6,6 +6,7 @@
  * reading, size limits, threads and ordering; a front end never touches global mutable state, so
  * any number of files can be analysed at once.
  *
+ * Optional one-time set-up: `init` loads read-only data before the threads start.
  * Optional two-phase use: `index` runs on every claimed file first (in parallel) and returns what
  * the file exports to others (e.g. Python module constants for `from .mod import NAME`); `analyze`
  * then sees all indexes of its own front end through fe_context, read-only.
@@ -26,12 +27,18 @@ typedef struct fe_file_index {
 
 typedef struct fe_context {
     const struct kv_project *project;   /* .kvlint.yaml settings (extra sinks, ranges); never NULL */
+    const void *state;                  /* what init() returned (read-only while threads run) */
     const fe_file_index *indexes;       /* this front end's indexes, sorted by path */
     size_t nindexes;
 } fe_context;
 
 typedef struct frontend {
     const char *name;                   /* "python", "config" */
+    /* Optional, called once before any thread starts: load data (sink tables, queries) from datadir
+     * (the folder holding rules/ and grammars/). Problems go to diags. The result is passed to
+     * every analyze() as ctx->state and released by fini() after the run. */
+    void *(*init)(const char *datadir, const struct kv_project *project, diag_list *diags);
+    void (*fini)(void *state);
     /* Does this front end take the file? By name (and, if needed, the first bytes). */
     bool (*wants)(const char *path, const char *head, size_t head_len);
     /* Sound lexical prefilter: false only if the file cannot hold any fact. NULL = always true. */

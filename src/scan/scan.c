@@ -40,6 +40,7 @@ typedef struct pool {
     const kv_project *project;
     fe_file_index **indexes;   /* per front end, sorted by path */
     size_t *nindexes;
+    void **states;             /* per front end, from init() */
     int pass;
 } pool;
 
@@ -110,6 +111,7 @@ static void analyze_one(pool *p, slot *s)
     size_t k = frontend_no(s->fe);
     fe_context ctx = {
         .project = p->project,
+        .state = p->states[k],
         .indexes = p->indexes[k],
         .nindexes = p->nindexes[k],
     };
@@ -233,6 +235,10 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
         .indexes = xcalloc(nfe, sizeof *p.indexes),
         .nindexes = xcalloc(nfe, sizeof *p.nindexes),
     };
+    p.states = xcalloc(nfe, sizeof *p.states);
+    for (size_t k = 0; k < nfe; k++)
+        if (kv_frontends[k]->init)
+            p.states[k] = kv_frontends[k]->init(opt->datadir, proj, &r->diags);
     int jobs = opt->jobs > 0 ? opt->jobs : scan_default_jobs();
     run_pass(&p, 1, jobs);
 
@@ -260,8 +266,12 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
             r->stats.files_prefiltered++;
         }
     }
-    for (size_t k = 0; k < nfe; k++)
+    for (size_t k = 0; k < nfe; k++) {
         free(p.indexes[k]);
+        if (kv_frontends[k]->fini)
+            kv_frontends[k]->fini(p.states[k]);
+    }
+    free(p.states);
     free(p.indexes);
     free(p.nindexes);
     free(slots);

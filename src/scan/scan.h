@@ -17,6 +17,7 @@
 
 typedef struct scan_options {
     const kv_project *project;     /* never NULL */
+    const char *datadir;           /* rules/ and grammars/ live here (kvlint_datadir()) */
     int jobs;                      /* worker threads; 0 = number of CPUs */
     size_t max_file_size;          /* 0 = project's (default 8 MiB) */
     const char *const *extra_files;/* files scanned in addition (--config, --model-config), may be NULL */

@@ -148,7 +148,12 @@ void json_format_number(char *buf, size_t n, double x)
         snprintf(buf, n, signbit(x) ? "-0" : "0");
         return;
     }
-    /* The shortest %.Ng that reads back as the same binary64. */
+    /* Integers that a binary64 holds exactly print as integers (-1e9 as -1000000000). */
+    if (fabs(x) < 9007199254740992.0 && x == floor(x)) {
+        snprintf(buf, n, "%.0f", x);
+        return;
+    }
+    /* Otherwise the shortest %.Ng that reads back as the same binary64. */
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, n, "%.*g", prec, x);
         if (strtod(buf, NULL) == x)

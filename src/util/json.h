@@ -3,7 +3,8 @@
  *
  * Every machine-readable output of kvlint (cast, dtypes, facts, check, matrix, SARIF) goes through
  * this writer so that escaping, number formatting and indentation are the same everywhere.
- * Numbers are printed with %.17g (round-trips a binary64); non-finite numbers, which JSON cannot
+ * Numbers are printed exactly: integers below 2^53 as integers, others with the shortest %.Ng that
+ * reads back as the same binary64 (at most %.17g); non-finite numbers, which JSON cannot
  * hold, are written as the strings "inf", "-inf" and "nan". The writer does not validate nesting
  * beyond an assertion-free depth limit; callers are expected to open and close in order.
  * It writes to a strbuf; the caller prints or stores it.
@@ -43,7 +44,7 @@ void json_kv_int(json_writer *w, const char *key, int64_t x);
 void json_kv_bool(json_writer *w, const char *key, bool b);
 /* Append s as a JSON string literal (quotes included) to sb; invalid UTF-8 becomes U+FFFD. */
 void json_escape(strbuf *sb, const char *s);
-/* Format x as kvlint prints numbers everywhere: shortest of %.17g that round-trips, "inf"... */
+/* Format x as kvlint prints numbers everywhere (see above); "inf", "-inf", "nan", "-0". */
 void json_format_number(char *buf, size_t n, double x);
 
 #endif

@@ -5,3 +5,9 @@ src_libkvlint_a_SOURCES += \
 	src/util/json.c src/util/json.h \
 	src/util/strbuf.c src/util/strbuf.h \
 	src/util/xalloc.c src/util/xalloc.h
+
+check_PROGRAMS += tests/unit/check_util
+tests_unit_check_util_SOURCES = tests/unit/check_util.c
+tests_unit_check_util_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_util_LDADD = $(CHECK_TEST_LIBS)
+TESTS += tests/unit/check_util

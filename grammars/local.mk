@@ -16,12 +16,15 @@ $(TSPY_DIR)/src/scanner.c: $(TSPY_DIR)/src/parser.c
 
 EXTRA_DIST += grammars/tree-sitter-python.pin
 dist-hook: dist-grammar
+# The grammar may sit in the build tree (fetched) or the source tree (a tarball's copy): make's
+# VPATH search finds it, and $< names where.
 dist-grammar: $(TSPY_DIR)/src/parser.c
 	$(MKDIR_P) $(distdir)/$(TSPY_DIR)/src/tree_sitter
-	cp $(TSPY_DIR)/src/parser.c $(TSPY_DIR)/src/scanner.c $(distdir)/$(TSPY_DIR)/src/
-	cp $(TSPY_DIR)/src/tree_sitter/*.h $(distdir)/$(TSPY_DIR)/src/tree_sitter/
-	if test -f $(TSPY_DIR)/LICENSE; then cp $(TSPY_DIR)/LICENSE $(distdir)/$(TSPY_DIR)/; fi
-	if test -f $(TSPY_DIR)/.verified; then cp $(TSPY_DIR)/.verified $(distdir)/$(TSPY_DIR)/; fi
+	g=`dirname $<`/..; \
+	cp $$g/src/parser.c $$g/src/scanner.c $(distdir)/$(TSPY_DIR)/src/ && \
+	cp $$g/src/tree_sitter/*.h $(distdir)/$(TSPY_DIR)/src/tree_sitter/ && \
+	if test -f $$g/LICENSE; then cp $$g/LICENSE $(distdir)/$(TSPY_DIR)/; fi && \
+	if test -f $$g/.verified; then cp $$g/.verified $(distdir)/$(TSPY_DIR)/; fi
 
 # Queries and sink tables the Python front end reads at run time.
 grammarsdir = $(pkgdatadir)/grammars/python

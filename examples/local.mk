@@ -1,0 +1,2 @@
+# The bundled example (README: `kvlint check examples/`).
+EXTRA_DIST += examples

@@ -1,1 +1,8 @@
-src_libkvlint_a_SOURCES += src/check/stub.c
+# Rules: loading rule files, evaluating them over facts x deployments, findings. The check, matrix
+# and explain subcommands live here too (they are this area's front door; src/cli keeps dispatch).
+src_libkvlint_a_SOURCES += \
+	src/check/rules.c src/check/rules.h \
+	src/check/eval.c src/check/eval.h \
+	src/check/paths.c \
+	src/cli/check_common.c src/cli/check_common.h \
+	src/cli/cmd_check.c src/cli/cmd_matrix.c src/cli/cmd_explain.c

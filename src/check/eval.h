@@ -1,0 +1,86 @@
+/*
+ * eval.h: joining facts with deployments and asking the numerics; the result is a list of findings.
+ *
+ * For every enabled rule, its condition family (a C function in eval.c) walks the facts it cares
+ * about, evaluates each one under every deployment in scope, and emits a finding per unsafe
+ * (fact, value, deployment). Findings are then de-duplicated, matched against the suppression
+ * comments the front ends recorded, and sorted (path, line, column, rule, message), so output is the
+ * same whatever the thread schedule or input order.
+ *
+ * Conversion paths (which writer turns the value into cache bytes) are chosen per engine in
+ * paths.c. Findings know nothing about output formats; report/ prints them.
+ */
+#ifndef KV_EVAL_H
+#define KV_EVAL_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "check/rules.h"
+#include "facts/facts.h"
+#include "resolve/deploy.h"
+
+typedef struct related_loc {
+    kv_loc loc;
+    const char *message;
+} related_loc;
+
+typedef struct path_result {
+    const char *path;       /* "a PyTorch cast", "vLLM's CUDA cache writer" */
+    double stored;
+    int outcome;            /* outcome class (kvn_outcome or OUTC_*) */
+} path_result;
+
+typedef struct finding {
+    const rule *rule;
+    kv_severity severity;
+    kv_loc loc;             /* primary: where the value is made */
+    const char *message;
+    const char *value;      /* spelling of the value, or NULL */
+    const char *dtype;      /* canonical dtype the value is stored/built in, or NULL */
+    const path_result *stored;
+    size_t nstored;
+    bool has_dtype_origin;  /* false when the dtype came from the command line or a default */
+    kv_loc dtype_origin;
+    const related_loc *related;
+    size_t nrelated;
+    const kv_step *steps;   /* the value's flow (SARIF codeFlows) */
+    size_t nsteps;
+    const char *deployment; /* deployment name, or NULL */
+    bool suppressed;
+} finding;
+
+typedef struct finding_list {
+    kv_arena *arena;
+    ARENA_VEC(finding) v;
+    size_t suppressed;      /* how many were removed by ignore comments */
+} finding_list;
+
+typedef struct eval_options {
+    const char *const *select;   /* NULL-terminated ids/names to run (NULL: all default-on rules) */
+    const char *const *ignore;   /* ids/names to skip */
+    bool warn_unused_ignores;
+    bool keep_suppressed;        /* keep suppressed findings in the list (marked) */
+} eval_options;
+
+/* Evaluate rules over files x deployments. files: every scanned file (sorted by path, as the
+ * scanner returns them). The result owns its arena; facts and deployments must outlive it. */
+finding_list *evaluate(const rule_set *rules, file_facts *const *files, size_t nfiles,
+                       const deployment_set *deps, const eval_options *opt);
+void finding_list_free(finding_list *l);
+bool rule_enabled(const rule *r, const eval_options *opt);
+int finding_cmp(const void *a, const void *b);
+
+/* ---- conversion paths (paths.c) ---- */
+
+enum { MAX_PATHS = 3 };
+
+/* What x (already a value of the model dtype) becomes in the cache under kv on each path the
+ * engine uses. Returns the number of paths filled (0 when kv is not modelled). */
+size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, bool rocm, double x,
+                   path_result out[MAX_PATHS]);
+/* x as a value of dtype d by a PyTorch tensor cast (NaN if d is not an element/scaled dtype). */
+kvn_result cast_to_dtype(kvn_dtype d, double x);
+/* Format a number as messages show it: "-1e9" style when short, else %.17g shortest. */
+void format_value(char *buf, size_t n, double x);
+
+#endif

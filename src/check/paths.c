@@ -1,0 +1,145 @@
+/*
+ * paths.c: which conversion turns a value into cache bytes, per engine (DOMAIN.md section 2).
+ *
+ *  - PyTorch tensor cast (SGLang set_kv_buffer, transformers caches): non-saturating, so an fp8
+ *    e4m3 cache gets NaN and float16/e5m2 get +-inf.
+ *  - vLLM's CUDA cache writer (fp8::scaled_convert with __NV_SATFINITE; on ROCm e4m3fnuz, also
+ *    saturating): clamps to +-max.
+ *  - vLLM's Triton writer: an implicit cast whose overflow is backend-dependent. We report both
+ *    outcomes by modelling the worst one per format: formats with an infinity keep the overflow
+ *    (fp8 e5m2 converted through float16 becomes -inf), formats without one saturate.
+ *  - vLLM with a float16 cache on a bfloat16 model copies bf16 bits that are read as float16.
+ * When the engine is unknown, both a PyTorch cast and a saturating kernel are assumed.
+ * The value first becomes a value of the model dtype (the tensors handed to a cache writer are).
+ *
+ * Not here: deciding whether an outcome is a finding (eval.c).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/eval.h"
+
+kvn_result cast_to_dtype(kvn_dtype d, double x)
+{
+    const kvn_dtype_info *di = kvn_dtype_get(d);
+    if (!di || (di->kind != KVN_KIND_ELEMENT && di->kind != KVN_KIND_SCALED))
+        return (kvn_result){ NAN, KVN_OVERFLOW_NAN };
+    return kvn_cast(di->elem, x, KVN_NONSATURATE);
+}
+
+static bool is_fp8(kvn_fmt f)
+{
+    return f == KVN_E4M3 || f == KVN_E4M3FNUZ || f == KVN_E5M2 || f == KVN_E5M2FNUZ;
+}
+
+/* Outcome of x -> (model stage) -> kv stage, judged on the final value. */
+static int combined_outcome(double x, kvn_result model_stage, kvn_result kv)
+{
+    if (isnan(kv.stored) && !isnan(x))
+        return KVN_OVERFLOW_NAN;
+    if (isinf(kv.stored) && !isinf(x))
+        return KVN_OVERFLOW_INF;
+    if (kv.outcome == KVN_SATURATED || model_stage.outcome == KVN_SATURATED ||
+        (isinf(model_stage.stored) && !isinf(x)))
+        return KVN_SATURATED;
+    if (kv.outcome == KVN_CRUSHED)
+        return KVN_CRUSHED;
+    if (kv.stored == 0 && x != 0)
+        return KVN_UNDERFLOW_ZERO;
+    if (kv.stored != x)
+        return KVN_ROUNDED;
+    return KVN_EXACT;
+}
+
+static size_t add_path(path_result *out, size_t n, const char *label, kvn_dtype kv, double x,
+                       kvn_result m, kvn_overflow mode)
+{
+    kvn_params p = { .mode = mode, .scale = 0 };
+    kvn_result r;
+    if (!kvn_store_row(kv, &m.stored, 1, &p, &r))
+        return n;
+    out[n] = (path_result){ label, r.stored, combined_outcome(x, m, r) };
+    return n + 1;
+}
+
+static bool engine_is(const char *engine, const char *name)
+{
+    return engine && strcmp(engine, name) == 0;
+}
+
+size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, bool rocm, double x,
+                   path_result out[MAX_PATHS])
+{
+    const kvn_dtype_info *di = kvn_dtype_get(kv);
+    if (!di || di->kind == KVN_KIND_AUTO || di->kind == KVN_KIND_UNMODELLED)
+        return 0;
+    kvn_result m = { x, KVN_EXACT };
+    const kvn_dtype_info *mi = kvn_dtype_get(model);
+    if (mi && (mi->kind == KVN_KIND_ELEMENT || mi->kind == KVN_KIND_SCALED))
+        m = kvn_cast(mi->elem, x, KVN_NONSATURATE);
+
+    if (di->kind == KVN_KIND_ELEMENT && di->elem == KVN_F16 && mi && mi->kind == KVN_KIND_ELEMENT &&
+        mi->elem == KVN_BF16 && engine_is(engine, "vllm")) {
+        double rb = kvn_bf16_bits_as_f16(m.stored);
+        out[0] = (path_result){ "vLLM's cache writer (bfloat16 bits read as float16)", rb,
+                                rb == x ? KVN_EXACT : OUTC_REINTERPRETED };
+        return 1;
+    }
+    bool saturable = di->kind == KVN_KIND_INT8 ||
+                     ((di->kind == KVN_KIND_ELEMENT || di->kind == KVN_KIND_SCALED) && is_fp8(di->elem));
+    if (di->kind == KVN_KIND_BLOCK || di->kind == KVN_KIND_DYNAMIC)
+        return add_path(out, 0, "the quantizing cache writer", kv, x, m, KVN_SATURATE);
+    if (!saturable)
+        return add_path(out, 0, "a PyTorch cast", kv, x, m, KVN_NONSATURATE);
+
+    size_t n = 0;
+    if (engine_is(engine, "vllm")) {
+        const kvn_fmt_info *fi = kvn_fmt_get(di->elem);
+        bool triton_keeps_inf = di->kind != KVN_KIND_INT8 && fi && fi->has_inf;
+        n = add_path(out, n, rocm ? "vLLM's ROCm cache writer" : "vLLM's CUDA cache writer", kv, x, m, KVN_SATURATE);
+        n = add_path(out, n, "vLLM's Triton cache writer", kv, x, m,
+                     triton_keeps_inf ? KVN_NONSATURATE : KVN_SATURATE);
+    } else if (engine_is(engine, "sglang") || engine_is(engine, "transformers")) {
+        n = add_path(out, n, engine_is(engine, "sglang") ? "a PyTorch cast (SGLang set_kv_buffer)" : "a PyTorch cast",
+                     kv, x, m, KVN_NONSATURATE);
+    } else {
+        n = add_path(out, n, "a PyTorch cast", kv, x, m, KVN_NONSATURATE);
+        n = add_path(out, n, "a saturating cache kernel", kv, x, m, KVN_SATURATE);
+    }
+    return n;
+}
+
+void format_value(char *buf, size_t n, double x)
+{
+    if (isnan(x)) {
+        snprintf(buf, n, "NaN");
+        return;
+    }
+    if (isinf(x)) {
+        snprintf(buf, n, x < 0 ? "-inf" : "inf");
+        return;
+    }
+    if (x == floor(x) && fabs(x) < 1e10) {
+        snprintf(buf, n, "%.0f", x);
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, x);
+        if (strtod(buf, NULL) == x)
+            break;
+    }
+    /* "1e+09" -> "1e9", "1e-07" -> "1e-7" */
+    char *e = strchr(buf, 'e');
+    if (e) {
+        char *d = e + 1, *s = e + 1;
+        if (*s == '+')
+            s++;
+        else if (*s == '-')
+            *d++ = *s++;
+        while (*s == '0' && s[1])
+            s++;
+        memmove(d, s, strlen(s) + 1);
+    }
+}

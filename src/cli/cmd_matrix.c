@@ -1,0 +1,266 @@
+/*
+ * cmd_matrix.c: `kvlint matrix PATH...`: the static twin of a measured table. For the code under
+ * PATH, every modelled KV-cache dtype x model dtype gets a verdict: safe, or unsafe with the rule
+ * that fires first and the line it points at. Each cell is one synthetic deployment evaluated by
+ * the same rules as `check` (config-level rules such as invalid names are left out: a cell has no
+ * config). Integer ranges (num_adapters, ...) come from the deployments found under PATH.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/eval.h"
+#include "cli/check_common.h"
+#include "cli/commands.h"
+#include "cli/session.h"
+#include "facts/facts_json.h"
+#include "report/report.h"
+#include "util/json.h"
+#include "util/xalloc.h"
+
+static const char usage[] =
+    "usage: kvlint matrix [options] PATH...\n"
+    "\n"
+    "For the code under PATH, the verdict for every KV-cache dtype kvlint models x model dtype\n"
+    "(float32, bfloat16, float16): safe, or unsafe with the reason and the first offending line.\n"
+    "\n"
+    "options:\n"
+    "      --format F          text (default) or json\n"
+    "      --rules DIR         also load the rule files in DIR (repeatable)\n"
+    "      --select IDS, --ignore IDS   as for check\n"
+    SESSION_OPTIONS_HELP
+    "  -h, --help              this help\n"
+    "\n"
+    "exit status: 0 printed, 2 usage, configuration or I/O error\n";
+
+enum { OPT_FORMAT = 0x200, OPT_SELECT, OPT_IGNORE, OPT_RULES };
+
+typedef struct cell {
+    kvn_dtype kv, model;
+    const finding *first;   /* first finding at warning or above, NULL: safe */
+    size_t nfindings;
+} cell;
+
+typedef struct matrix {
+    kvn_dtype models[3];
+    kvn_dtype *kvs;
+    size_t nkv;
+    cell *cells;            /* nkv x 3 */
+    finding_list **lists;
+} matrix;
+
+static bool modelled_kv(kvn_dtype d)
+{
+    const kvn_dtype_info *i = kvn_dtype_get(d);
+    return i && i->kind != KVN_KIND_AUTO && i->kind != KVN_KIND_UNMODELLED;
+}
+
+/* Ranges and platform the scanned deployments declare (the checkpoint's num_adapters, ...). */
+static const deployment *range_source(const deployment_set *ds)
+{
+    for (size_t i = 0; i < ds->n; i++)
+        if (ds->v[i].nranges)
+            return &ds->v[i];
+    return ds->n ? &ds->v[0] : NULL;
+}
+
+/* Config-level rules say nothing about a cell. */
+static const char **cell_ignores(const rule_set *rules, const eval_options *base)
+{
+    size_t n = 0;
+    while (base->ignore && base->ignore[n])
+        n++;
+    const char **v = xcalloc(n + rules->rules.n + 1, sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = base->ignore[i];
+    for (size_t i = 0; i < rules->rules.n; i++) {
+        rule_family f = rules->rules.v[i].family;
+        if (f == FAM_DECL_INVALID || f == FAM_UNRESOLVED || f == FAM_UNUSED_SUPPRESSION)
+            v[n++] = rules->rules.v[i].id;
+    }
+    return v;
+}
+
+static void evaluate_cells(matrix *m, const rule_set *rules, const session *s, const eval_options *base)
+{
+    const deployment *src = range_source(s->deployments);
+    eval_options eo = *base;
+    eo.ignore = cell_ignores(rules, base);
+    for (size_t i = 0; i < m->nkv; i++)
+        for (size_t j = 0; j < 3; j++) {
+            deployment d = {
+                .name = "matrix",
+                .kv = { .dtype = m->kvs[i], .how = "matrix cell" },
+                .model = { .dtype = m->models[j], .how = "matrix cell" },
+                .rocm = s->project->rocm,
+                .ranges = src ? src->ranges : NULL,
+                .nranges = src ? src->nranges : 0,
+            };
+            deployment_set ds = { NULL, &d, 1 };
+            finding_list *l = evaluate(rules, s->scan->files, s->scan->n, &ds, &eo);
+            cell *c = &m->cells[i * 3 + j];
+            *c = (cell){ m->kvs[i], m->models[j], NULL, 0 };
+            for (size_t k = 0; k < l->v.n; k++)
+                if (l->v.v[k].severity >= SEV_WARNING) {
+                    if (!c->first)
+                        c->first = &l->v.v[k];
+                    c->nfindings++;
+                }
+            m->lists[i * 3 + j] = l;
+        }
+    free((void *)eo.ignore);
+}
+
+static void print_text(const matrix *m)
+{
+    printf("%-22s", "KV cache \\ model");
+    for (size_t j = 0; j < 3; j++)
+        printf("  %-28s", json_dtype_name(m->models[j]));
+    putchar('\n');
+    for (size_t i = 0; i < m->nkv; i++) {
+        printf("%-22s", json_dtype_name(m->kvs[i]));
+        for (size_t j = 0; j < 3; j++) {
+            const cell *c = &m->cells[i * 3 + j];
+            char buf[128];
+            if (!c->first)
+                snprintf(buf, sizeof buf, "safe");
+            else
+                snprintf(buf, sizeof buf, "unsafe %s %s:%u", c->first->rule->id,
+                         report_path(c->first->loc.path), c->first->loc.line);
+            printf("  %-28s", buf);
+        }
+        putchar('\n');
+    }
+    bool header = false;
+    for (size_t i = 0; i < m->nkv * 3; i++) {
+        const cell *c = &m->cells[i];
+        if (!c->first)
+            continue;
+        if (!header)
+            puts("\nunsafe cells (first finding of each):");
+        header = true;
+        printf("  kv %s, model %s: %s:%u:%u: %s [%s]\n", json_dtype_name(c->kv), json_dtype_name(c->model),
+               report_path(c->first->loc.path), c->first->loc.line, c->first->loc.col, c->first->message,
+               c->first->rule->id);
+    }
+}
+
+static void print_json(const matrix *m)
+{
+    strbuf sb = STRBUF_INIT;
+    json_writer w;
+    json_init(&w, &sb, true);
+    json_object_begin(&w);
+    json_kv_int(&w, "version", JSON_REPORT_VERSION);
+    json_key(&w, "model_dtypes");
+    json_array_begin(&w);
+    for (size_t j = 0; j < 3; j++)
+        json_string(&w, json_dtype_name(m->models[j]));
+    json_array_end(&w);
+    json_key(&w, "cells");
+    json_array_begin(&w);
+    for (size_t i = 0; i < m->nkv * 3; i++) {
+        const cell *c = &m->cells[i];
+        json_object_begin(&w);
+        json_kv_string(&w, "kv_cache_dtype", json_dtype_name(c->kv));
+        json_kv_string(&w, "dtype", json_dtype_name(c->model));
+        json_kv_string(&w, "verdict", c->first ? "unsafe" : "safe");
+        if (c->first) {
+            json_kv_string(&w, "rule", c->first->rule->id);
+            json_kv_string(&w, "reason", c->first->message);
+            json_kv_string(&w, "path", report_path(c->first->loc.path));
+            json_kv_int(&w, "line", c->first->loc.line);
+            json_kv_int(&w, "column", c->first->loc.col);
+            json_kv_int(&w, "findings", (int64_t)c->nfindings);
+        }
+        json_object_end(&w);
+    }
+    json_array_end(&w);
+    json_object_end(&w);
+    fputs(sb_str(&sb), stdout);
+    sb_release(&sb);
+}
+
+static matrix *matrix_new(void)
+{
+    matrix *m = xcalloc(1, sizeof *m);
+    m->models[0] = kvn_dtype_by_fmt(KVN_F32);
+    m->models[1] = kvn_dtype_by_fmt(KVN_BF16);
+    m->models[2] = kvn_dtype_by_fmt(KVN_F16);
+    size_t n = kvn_dtype_count();
+    m->kvs = xcalloc(n ? n : 1, sizeof *m->kvs);
+    for (size_t d = 0; d < n; d++)
+        if (modelled_kv((kvn_dtype)d))
+            m->kvs[m->nkv++] = (kvn_dtype)d;
+    m->cells = xcalloc(m->nkv * 3 + 1, sizeof *m->cells);
+    m->lists = xcalloc(m->nkv * 3 + 1, sizeof *m->lists);
+    return m;
+}
+
+static void matrix_free(matrix *m)
+{
+    for (size_t i = 0; i < m->nkv * 3; i++)
+        finding_list_free(m->lists[i]);
+    free(m->lists);
+    free(m->cells);
+    free(m->kvs);
+    free(m);
+}
+
+int cmd_matrix(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        SESSION_LONG_OPTIONS,
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "select", required_argument, NULL, OPT_SELECT },
+        { "ignore", required_argument, NULL, OPT_IGNORE },
+        { "rules", required_argument, NULL, OPT_RULES },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    session_options so = {0};
+    check_common cc = {0};
+    const char *format = "text";
+    int c, status = -1;
+    optind = 1;
+    while (status < 0 && (c = getopt_long(argc, argv, "j:h", longopts, NULL)) != -1) {
+        int r = session_option(&so, c, optarg, "matrix");
+        if (r < 0)
+            status = EXIT_USAGE;
+        else if (r == 0)
+            switch (c) {
+            case OPT_FORMAT: format = optarg; break;
+            case OPT_SELECT: common_add_ids(&cc.select, optarg); break;
+            case OPT_IGNORE: common_add_ids(&cc.ignore, optarg); break;
+            case OPT_RULES: common_add_dir(&cc, optarg); break;
+            case 'h': fputs(usage, stdout); status = EXIT_CLEAN; break;
+            default: status = usage_error("matrix", "unknown option");
+            }
+    }
+    if (status < 0 && strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
+        status = usage_error("matrix", "--format is text or json, not '%s'", format);
+    if (status < 0 && optind >= argc)
+        status = usage_error("matrix", "no PATH given");
+    rule_set *rules = status < 0 ? common_load_rules(&cc, "matrix") : NULL;
+    session *s = rules ? session_open("matrix", argv + optind, (size_t)(argc - optind), &so) : NULL;
+    if (status < 0 && !s)
+        status = EXIT_USAGE;
+    if (status < 0) {
+        eval_options eo = common_eval_options(&cc, s->project);
+        matrix *m = matrix_new();
+        evaluate_cells(m, rules, s, &eo);
+        if (strcmp(format, "json") == 0)
+            print_json(m);
+        else
+            print_text(m);
+        matrix_free(m);
+        common_eval_options_free(&eo);
+        status = session_print_diags(s) || fflush(stdout) != 0 ? EXIT_USAGE : EXIT_CLEAN;
+    }
+    session_free(s, NULL);
+    rule_set_free(rules);
+    common_free(&cc);
+    session_free(NULL, &so);
+    return status;
+}

@@ -1,0 +1,48 @@
+/*
+ * report.h: printing findings for a developer (text), a program (JSON), a code-scanning service
+ * (SARIF 2.1.0) and a CI log (GitHub workflow commands).
+ *
+ * Reporters know findings and rules only: no facts, no numerics. Paths are printed relative to the
+ * working directory. The source lines shown under text findings, and hashed into SARIF
+ * fingerprints, are read lazily through a small per-run cache (source.c).
+ * The JSON and SARIF shapes are a stable interface documented in docs/output-formats.md.
+ */
+#ifndef KV_REPORT_H
+#define KV_REPORT_H
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "check/eval.h"
+
+typedef struct report_input {
+    const finding_list *findings;
+    const rule_set *rules;          /* every loaded rule (SARIF tool.driver.rules) */
+    const eval_options *eval;       /* which of them ran */
+    size_t files;                   /* files analysed */
+    size_t deployments;
+    bool color;                     /* text only */
+} report_input;
+
+enum { JSON_REPORT_VERSION = 1 };
+
+void report_text(FILE *out, const report_input *in);
+void report_json(FILE *out, const report_input *in);
+void report_sarif(FILE *out, const report_input *in);
+void report_github(FILE *out, const report_input *in);
+
+/* Whether to color: out is a tty and NO_COLOR is unset or empty (https://no-color.org). */
+bool report_use_color(FILE *out);
+/* The path as reports print it: relative to the working directory when below it. */
+const char *report_path(const char *path);
+
+/* ---- source lines (source.c) ---- */
+typedef struct source_cache source_cache;
+source_cache *source_cache_new(void);
+void source_cache_free(source_cache *c);
+/* Line (1-based) of path without its newline, or NULL; *len is set. Valid until the cache is freed. */
+const char *source_line(source_cache *c, const char *path, unsigned line, size_t *len);
+/* Stable fingerprint of a finding: rule id, path, whitespace-normalised source line, value, dtype
+ * and the dtype's origin file (never line numbers). 16 hex digits into buf[17]. */
+void finding_fingerprint(source_cache *c, const finding *f, char buf[17]);
+
+#endif

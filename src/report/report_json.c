@@ -1,0 +1,93 @@
+/*
+ * report_json.c: `kvlint check --format json`, the stable machine-readable report
+ * (schema in docs/output-formats.md; bump JSON_REPORT_VERSION on an incompatible change).
+ */
+#include "report/report.h"
+#include "util/json.h"
+
+static void loc_object(json_writer *w, const kv_loc *l)
+{
+    json_object_begin(w);
+    json_kv_string(w, "path", report_path(l->path));
+    json_kv_int(w, "line", l->line);
+    json_kv_int(w, "column", l->col);
+    json_object_end(w);
+}
+
+static void finding_json(json_writer *w, source_cache *sc, const finding *f)
+{
+    json_object_begin(w);
+    json_kv_string(w, "rule", f->rule->id);
+    json_kv_string(w, "name", f->rule->name);
+    json_kv_string(w, "severity", severity_name(f->severity));
+    json_kv_string(w, "path", report_path(f->loc.path));
+    json_kv_int(w, "line", f->loc.line);
+    json_kv_int(w, "column", f->loc.col);
+    json_kv_int(w, "end_line", f->loc.end_line ? f->loc.end_line : f->loc.line);
+    json_kv_int(w, "end_column", f->loc.end_col ? f->loc.end_col : f->loc.col);
+    json_kv_string(w, "message", f->message);
+    json_kv_string(w, "value", f->value);
+    json_kv_string(w, "dtype", f->dtype);
+    json_key(w, "stored");
+    json_array_begin(w);
+    for (size_t i = 0; i < f->nstored; i++) {
+        json_object_begin(w);
+        json_kv_string(w, "via", f->stored[i].path);
+        json_kv_number(w, "value", f->stored[i].stored);
+        json_kv_string(w, "outcome", outcome_class_name(f->stored[i].outcome));
+        json_object_end(w);
+    }
+    json_array_end(w);
+    json_key(w, "dtype_origin");
+    if (f->has_dtype_origin)
+        loc_object(w, &f->dtype_origin);
+    else
+        json_null(w);
+    json_kv_string(w, "deployment", f->deployment);
+    json_key(w, "related");
+    json_array_begin(w);
+    for (size_t i = 0; i < f->nrelated; i++) {
+        json_object_begin(w);
+        json_kv_string(w, "path", report_path(f->related[i].loc.path));
+        json_kv_int(w, "line", f->related[i].loc.line);
+        json_kv_int(w, "column", f->related[i].loc.col);
+        json_kv_string(w, "message", f->related[i].message);
+        json_object_end(w);
+    }
+    json_array_end(w);
+    char fp[17];
+    finding_fingerprint(sc, f, fp);
+    json_kv_string(w, "fingerprint", fp);
+    json_object_end(w);
+}
+
+void report_json(FILE *out, const report_input *in)
+{
+    strbuf sb = STRBUF_INIT;
+    json_writer w;
+    json_init(&w, &sb, true);
+    source_cache *sc = source_cache_new();
+    size_t count[3] = { 0, 0, 0 };
+    json_object_begin(&w);
+    json_kv_int(&w, "version", JSON_REPORT_VERSION);
+    json_key(&w, "findings");
+    json_array_begin(&w);
+    for (size_t i = 0; i < in->findings->v.n; i++) {
+        finding_json(&w, sc, &in->findings->v.v[i]);
+        count[in->findings->v.v[i].severity]++;
+    }
+    json_array_end(&w);
+    json_key(&w, "summary");
+    json_object_begin(&w);
+    json_kv_int(&w, "errors", (int64_t)count[SEV_ERROR]);
+    json_kv_int(&w, "warnings", (int64_t)count[SEV_WARNING]);
+    json_kv_int(&w, "notes", (int64_t)count[SEV_NOTE]);
+    json_kv_int(&w, "suppressed", (int64_t)in->findings->suppressed);
+    json_kv_int(&w, "files", (int64_t)in->files);
+    json_kv_int(&w, "deployments", (int64_t)in->deployments);
+    json_object_end(&w);
+    json_object_end(&w);
+    fputs(sb_str(&sb), out);
+    sb_release(&sb);
+    source_cache_free(sc);
+}

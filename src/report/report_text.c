@@ -1,0 +1,86 @@
+/*
+ * report_text.c: gcc-style findings for a terminal:
+ *     path:line:col: error: message [KV001]
+ *        12 |     k = torch.full((T, 1, 32), _NEG_INF, dtype=model_dtype)
+ *           |                                ^~~~~~~~
+ *     path:line:col: note: stored into the KV cache ...
+ * then a one-line summary. Color only when asked (report_use_color decides: tty, NO_COLOR).
+ */
+#include <string.h>
+
+#include "report/report.h"
+
+typedef struct palette {
+    const char *bold, *error, *warning, *note, *caret, *reset;
+} palette;
+
+static const palette plain = { "", "", "", "", "", "" };
+static const palette ansi = { "\033[1m", "\033[1;31m", "\033[1;35m", "\033[1;36m", "\033[1;32m", "\033[0m" };
+
+static const char *level_color(const palette *p, kv_severity s)
+{
+    return s == SEV_ERROR ? p->error : s == SEV_WARNING ? p->warning : p->note;
+}
+
+static void print_snippet(FILE *out, source_cache *sc, const palette *p, const kv_loc *l)
+{
+    size_t len;
+    const char *line = source_line(sc, l->path, l->line, &len);
+    if (!line)
+        return;
+    fprintf(out, "%5u | %.*s\n", l->line, (int)len, line);
+    fputs("      | ", out);
+    size_t col = l->col ? l->col - 1 : 0;
+    for (size_t i = 0; i < col && i < len; i++)
+        fputc(line[i] == '\t' ? '\t' : ' ', out);
+    size_t width = l->end_line == l->line && l->end_col > l->col ? l->end_col - l->col : 1;
+    fputs(p->caret, out);
+    fputc('^', out);
+    for (size_t i = 1; i < width; i++)
+        fputc('~', out);
+    fprintf(out, "%s\n", p->reset);
+}
+
+static void print_finding(FILE *out, source_cache *sc, const palette *p, const finding *f)
+{
+    fprintf(out, "%s%s:%u:%u:%s %s%s:%s %s [%s]\n", p->bold, report_path(f->loc.path), f->loc.line, f->loc.col,
+            p->reset, level_color(p, f->severity), severity_name(f->severity), p->reset, f->message, f->rule->id);
+    print_snippet(out, sc, p, &f->loc);
+    for (size_t i = 0; i < f->nrelated; i++) {
+        const related_loc *r = &f->related[i];
+        fprintf(out, "%s%s:%u:%u:%s %snote:%s %s\n", p->bold, report_path(r->loc.path), r->loc.line, r->loc.col,
+                p->reset, p->note, p->reset, r->message);
+    }
+}
+
+static void plural(FILE *out, size_t n, const char *what, bool *first)
+{
+    if (!n)
+        return;
+    fprintf(out, "%s%zu %s%s", *first ? "" : ", ", n, what, n == 1 ? "" : "s");
+    *first = false;
+}
+
+void report_text(FILE *out, const report_input *in)
+{
+    const palette *p = in->color ? &ansi : &plain;
+    source_cache *sc = source_cache_new();
+    size_t count[3] = { 0, 0, 0 };
+    for (size_t i = 0; i < in->findings->v.n; i++) {
+        const finding *f = &in->findings->v.v[i];
+        print_finding(out, sc, p, f);
+        count[f->severity]++;
+    }
+    source_cache_free(sc);
+    fputs("kvlint: ", out);
+    bool first = true;
+    plural(out, count[SEV_ERROR], "error", &first);
+    plural(out, count[SEV_WARNING], "warning", &first);
+    plural(out, count[SEV_NOTE], "note", &first);
+    if (first)
+        fputs("no findings", out);
+    if (in->findings->suppressed)
+        fprintf(out, " (%zu suppressed)", in->findings->suppressed);
+    fprintf(out, " in %zu file%s, %zu deployment%s\n", in->files, in->files == 1 ? "" : "s", in->deployments,
+            in->deployments == 1 ? "" : "s");
+}

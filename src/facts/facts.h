@@ -173,6 +173,9 @@ typedef struct dtype_decl {
                               "hf-config", "modelopt", "trtllm-options", "python-call", "kvlint-config" */
     kv_loc loc;            /* of the value itself */
     int group;             /* declarations with the same (path, group) belong to one deployment */
+    const char *unresolved;/* why the value is not a literal the engine reads ("shell variable"), or NULL;
+                              then dtype is KVN_DTYPE_INVALID but no engine has rejected a name */
+    bool implicit;         /* not written: the default of a serving command that omits the key (raw NULL) */
 } dtype_decl;
 
 /* A suppression comment: `# kvlint: ignore[ID,...] -- reason` (or `// kvlint: ...` in C/C++). */

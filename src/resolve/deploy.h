@@ -21,6 +21,10 @@ typedef struct id_range {
     double max;                 /* largest id value the range allows (e.g. num_adapters for ids 0..n) */
     const dtype_decl *decl;     /* where it was declared, NULL if from .kvlint.yaml/option */
     kv_loc loc;
+    double declared;            /* the number as written; max is declared - 1 for counts of positions, tokens
+                                   and experts (ids 0..n-1), declared itself for num_adapters / max_loras (0 is
+                                   the base model) and for .kvlint.yaml `max`. See docs/deployments.md. */
+    const char *family;         /* "adapter", "position", "token", "expert", or NULL */
 } id_range;
 
 typedef struct resolved_dtype {

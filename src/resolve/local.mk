@@ -1,1 +1,2 @@
-src_libkvlint_a_SOURCES += src/resolve/deploy.h src/resolve/stub.c
+# src/resolve: dtype declarations -> deployments (auto chains, platform, what-ifs, id ranges).
+src_libkvlint_a_SOURCES += src/resolve/deploy.h src/resolve/deploy.c

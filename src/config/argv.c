@@ -1,0 +1,290 @@
+/*
+ * argv.c: serving command lines -> dtype declarations.
+ *
+ * Knows which words start a serving engine (vllm serve, python -m vllm.entrypoints.*, python -m
+ * sglang.launch_server, trtllm-serve, the vllm/vllm-openai image) and which options matter for
+ * the KV cache (kv-cache-dtype, dtype, calculate-kv-scales, kv-cache-dtype-skip-layers, and the
+ * id ranges max-model-len, max-loras, context-length, max-seq-len). The same option table serves
+ * `vllm serve --config` YAML keys and Helm values. It does not validate other flags, and it
+ * does not guess what a shell variable holds: such values are recorded as unresolved.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/cfg.h"
+#include "config/shellwords.h"
+
+enum { E_VLLM = 1, E_SGLANG = 2, E_TRT = 4, E_ALL = 7 };
+
+typedef struct option_row {
+    cfg_option opt;
+    int engines;
+} option_row;
+
+static const option_row options[] = {
+    { { "kv-cache-dtype", DECL_KV_CACHE_DTYPE, NULL, false, 0 }, E_VLLM | E_SGLANG },
+    { { "dtype", DECL_MODEL_DTYPE, NULL, false, 0 }, E_ALL },
+    { { "calculate-kv-scales", DECL_KV_SCALES, NULL, true, 1 }, E_VLLM },
+    { { "kv-cache-dtype-skip-layers", DECL_SKIP_LAYERS, NULL, false, 0 }, E_VLLM },
+    { { "max-model-len", DECL_ID_RANGE, "max_model_len", false, 0 }, E_VLLM },
+    { { "max-loras", DECL_ID_RANGE, "max_loras", false, 0 }, E_VLLM },
+    { { "context-length", DECL_ID_RANGE, "context_length", false, 0 }, E_SGLANG },
+    { { "max-loras-per-batch", DECL_ID_RANGE, "max_loras", false, 0 }, E_SGLANG },
+    { { "max-seq-len", DECL_ID_RANGE, "max_seq_len", false, 0 }, E_TRT },
+};
+
+static int engine_bit(const char *engine)
+{
+    if (!engine)
+        return E_ALL;
+    if (!strcmp(engine, "vllm"))
+        return E_VLLM;
+    if (!strcmp(engine, "sglang"))
+        return E_SGLANG;
+    if (!strcmp(engine, "trtllm"))
+        return E_TRT;
+    return E_ALL;
+}
+
+const cfg_option *cfg_option_find(const char *name, const char *engine)
+{
+    int bit = engine_bit(engine);
+    for (size_t i = 0; i < sizeof options / sizeof *options; i++)
+        if ((options[i].engines & bit) && !strcmp(options[i].opt.name, name))
+            return &options[i].opt;
+    return NULL;
+}
+
+static const char *base_name(const char *s)
+{
+    const char *slash = strrchr(s, '/');
+    return slash ? slash + 1 : s;
+}
+
+static bool has_prefix(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+long cfg_serving_start(const cfg_word *w, size_t n, const char **engine)
+{
+    bool container_run = false; /* after `docker run` / `podman run`, an image word starts the server */
+    for (size_t i = 0; i < n; i++) {
+        const char *b = base_name(w[i].text);
+        const char *next = i + 1 < n ? w[i + 1].text : "";
+        if (!strcmp(b, "vllm") && !strcmp(next, "serve"))
+            return *engine = "vllm", (long)i + 2;
+        if (!strcmp(b, "sglang") && !strcmp(next, "serve"))
+            return *engine = "sglang", (long)i + 2;
+        if (!strcmp(b, "trtllm-serve"))
+            return *engine = "trtllm", (long)i + (!strcmp(next, "serve") ? 2 : 1);
+        if (has_prefix(b, "python") && !strcmp(next, "-m") && i + 2 < n) {
+            const char *mod = w[i + 2].text;
+            if (has_prefix(mod, "vllm.entrypoints"))
+                return *engine = "vllm", (long)i + 3;
+            if (!strcmp(mod, "sglang.launch_server"))
+                return *engine = "sglang", (long)i + 3;
+        }
+        if ((!strcmp(b, "docker") || !strcmp(b, "podman")) && !strcmp(next, "run"))
+            container_run = true;
+        /* `docker run ... vllm/vllm-openai:TAG ARGS`: the image's entrypoint is the server */
+        if (container_run && has_prefix(w[i].text, "vllm/vllm-openai"))
+            return *engine = "vllm", (long)i + 1;
+    }
+    return -1;
+}
+
+bool cfg_parse_number(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !isfinite(v))
+        return false;
+    static const char suffix[] = "kmgKMG";
+    static const double mul[] = { 1e3, 1e6, 1e9, 1024.0, 1048576.0, 1073741824.0 };
+    if (*end && end[1] == '\0' && strchr(suffix, *end)) {
+        v *= mul[strchr(suffix, *end) - suffix];
+        end++;
+    }
+    if (*end)
+        return false;
+    *out = v;
+    return true;
+}
+
+kv_loc cfg_loc(const cfg_ctx *c, const cfg_word *w, size_t index)
+{
+    size_t off = w->exact ? w->off + index : w->off;
+    ypos p = ysrc_pos_of(c->src, off);
+    kv_loc l = kv_loc_make(c->path, p.line, p.col, 0, 0);
+    if (w->exact) {
+        ypos e = ysrc_pos_of(c->src, w->off + strlen(w->text));
+        if (e.line == p.line) {
+            l.end_line = e.line;
+            l.end_col = e.col;
+        }
+    }
+    return l;
+}
+
+static dtype_decl *new_decl(cfg_ctx *c, decl_key key, const cfg_word *value, const char *engine,
+                            const char *carrier, int group)
+{
+    dtype_decl d = {
+        .key = key,
+        .engine = engine ? engine : "unknown",
+        .dtype = KVN_DTYPE_INVALID,
+        .raw = value ? arena_strdup(c->out->arena, value->text) : NULL,
+        .carrier = carrier,
+        .loc = value ? cfg_loc(c, value, 0) : kv_loc_make(c->path, 1, 1, 0, 0),
+        .group = group,
+    };
+    ARENA_PUSH(c->out->arena, c->out->decls, d);
+    return &c->out->decls.v[c->out->decls.n - 1];
+}
+
+dtype_decl *cfg_emit_dtype(cfg_ctx *c, decl_key key, const cfg_word *value, const char *engine,
+                           const char *carrier, int group)
+{
+    dtype_decl *d = new_decl(c, key, value, engine, carrier, group);
+    if (value->var)
+        d->unresolved = "the value is a shell variable or template, not a literal";
+    else
+        d->dtype = kvn_dtype_parse(value->text, false);
+    return d;
+}
+
+void cfg_emit_number(cfg_ctx *c, decl_key key, const char *range_name, double number, const cfg_word *value,
+                     const char *engine, const char *carrier, int group)
+{
+    dtype_decl *d = new_decl(c, key, value, engine, carrier, group);
+    d->number = number;
+    d->range_name = range_name;
+}
+
+static bool parse_bool(const char *s, double *out)
+{
+    if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "1"))
+        return *out = 1, true;
+    if (!strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "0"))
+        return *out = 0, true;
+    return false;
+}
+
+void cfg_emit(cfg_ctx *c, const cfg_option *opt, const cfg_word *value, const char *engine, const char *carrier,
+              int group)
+{
+    double x;
+    switch (opt->key) {
+    case DECL_KV_CACHE_DTYPE:
+    case DECL_MODEL_DTYPE:
+    case DECL_KV_SCHEME:
+        cfg_emit_dtype(c, opt->key, value, engine, carrier, group);
+        break;
+    case DECL_KV_SCALES:
+        if (!value->var && parse_bool(value->text, &x))
+            cfg_emit_number(c, opt->key, NULL, x, value, engine, carrier, group);
+        break;
+    case DECL_ID_RANGE:
+        if (!value->var && cfg_parse_number(value->text, &x))
+            cfg_emit_number(c, opt->key, opt->range_name, x, value, engine, carrier, group);
+        break;
+    case DECL_SKIP_LAYERS:
+    case DECL_PLATFORM:
+        new_decl(c, opt->key, value, engine, carrier, group);
+        break;
+    }
+}
+
+/* "--kv_cache_dtype=fp8" -> "kv-cache-dtype" in buf; returns the '=' position or NULL. */
+static const char *flag_name(const char *t, char *buf, size_t cap)
+{
+    const char *name = t + 2;
+    const char *eq = strchr(name, '=');
+    size_t n = eq ? (size_t)(eq - name) : strlen(name);
+    if (n >= cap)
+        n = cap - 1;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = name[i] == '_' ? '-' : name[i];
+    buf[n] = '\0';
+    return eq;
+}
+
+void cfg_argv_decls(cfg_ctx *c, const cfg_word *w, size_t n, const char *engine, const char *carrier, int group)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *t = w[i].text;
+        if (t[0] != '-' || t[1] != '-' || t[2] == '\0')
+            continue;
+        char name[64];
+        const char *eq = flag_name(t, name, sizeof name);
+        bool negated = has_prefix(name, "no-");
+        const cfg_option *opt = cfg_option_find(negated ? name + 3 : name, engine);
+        if (!opt || (negated && !opt->flag))
+            continue;
+        if (opt->flag && !eq) {
+            cfg_word self = w[i];
+            cfg_emit_number(c, opt->key, opt->range_name, negated ? 0 : opt->flag_value, &self, engine, carrier,
+                            group);
+            continue;
+        }
+        cfg_word value;
+        if (eq) {
+            size_t k = (size_t)(eq + 1 - t);
+            value = (cfg_word){ eq + 1, w[i].exact ? w[i].off + k : w[i].off, w[i].exact, w[i].var };
+        } else if (i + 1 < n) {
+            value = w[++i];
+        } else {
+            continue;
+        }
+        cfg_emit(c, opt, &value, engine, carrier, group);
+    }
+}
+
+void cfg_finish_group(cfg_ctx *c, int group, const char *engine, const char *carrier, size_t where)
+{
+    for (size_t i = 0; i < c->out->decls.n; i++)
+        if (c->out->decls.v[i].group == group && c->out->decls.v[i].key == DECL_KV_CACHE_DTYPE)
+            return;
+    cfg_word at = { "", where, false, false };
+    dtype_decl *d = new_decl(c, DECL_KV_CACHE_DTYPE, &at, engine, carrier, group);
+    d->raw = NULL;
+    d->implicit = true;
+    d->dtype = kvn_dtype_parse("auto", false);
+}
+
+static cfg_word word_of(const sh_word *w)
+{
+    return (cfg_word){ w->text, w->off + (size_t)(w->shift > 0 ? w->shift : 0), w->shift >= 0, w->var };
+}
+
+int cfg_shell_text(cfg_ctx *c, const char *text, size_t len, size_t off, int flags, const char *carrier,
+                   const char *engine_hint, int bare_group)
+{
+    sh_cmds cmds = {0};
+    sh_split(text, len, off, flags, c->a, &cmds);
+    int first = -1;
+    for (size_t k = 0; k < cmds.n; k++) {
+        cfg_word *w = arena_alloc(c->a, (cmds.v[k].n + 1) * sizeof *w);
+        for (size_t i = 0; i < cmds.v[k].n; i++)
+            w[i] = word_of(&cmds.v[k].w[i]);
+        const char *engine = engine_hint;
+        long start = cfg_serving_start(w, cmds.v[k].n, &engine);
+        int group;
+        if (start >= 0) {
+            group = c->next_group++;
+        } else if (bare_group >= 0) {
+            group = bare_group;
+            start = 0;
+        } else {
+            continue;
+        }
+        cfg_argv_decls(c, w + start, cmds.v[k].n - (size_t)start, engine, carrier, group);
+        if (group != bare_group)
+            cfg_finish_group(c, group, engine, carrier, w[start > 0 ? start - 1 : 0].off);
+        if (first < 0)
+            first = group;
+    }
+    return first;
+}

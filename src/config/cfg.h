@@ -1,0 +1,73 @@
+/*
+ * cfg.h: shared between the parts of the config front end (internal; not a public API).
+ *
+ * A cfg_ctx is one file's analysis: where facts go, the line table, the group counter. A
+ * cfg_word is one argument as the engine will see it, with where its text sits in the file, so
+ * a flag's value gets the line and column of the value itself whatever carried it (a shell line,
+ * a YAML list item, a JSON array in a Dockerfile).
+ */
+#ifndef KV_CFG_H
+#define KV_CFG_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/ytree.h"
+#include "facts/facts.h"
+
+typedef struct cfg_ctx {
+    const char *path;
+    file_facts *out;
+    kv_arena *a;
+    const ysrc *src;
+    int next_group;
+} cfg_ctx;
+
+typedef struct cfg_word {
+    const char *text;
+    size_t off;        /* byte offset of text[0] in the file (or of the carrier when !exact) */
+    bool exact;        /* text[i] is at off + i */
+    bool var;          /* unexpanded variable or template inside */
+} cfg_word;
+
+/* One option a serving engine reads, by its normalised name (dashes, no leading "--"). */
+typedef struct cfg_option {
+    const char *name;
+    decl_key key;
+    const char *range_name;  /* DECL_ID_RANGE */
+    bool flag;               /* takes no value on a command line */
+    double flag_value;       /* value of the bare flag */
+} cfg_option;
+
+/* ---- argv.c ---- */
+const cfg_option *cfg_option_find(const char *name, const char *engine);
+/* Index just after a serving command's start in w (vllm serve, python -m vllm.entrypoints...,
+ * python -m sglang.launch_server, trtllm-serve, a vllm/vllm-openai image), or -1. */
+long cfg_serving_start(const cfg_word *w, size_t n, const char **engine);
+/* Read flags from w[0..n): each known option becomes a dtype_decl in group. */
+void cfg_argv_decls(cfg_ctx *c, const cfg_word *w, size_t n, const char *engine, const char *carrier, int group);
+/* Record opt = value (a config-file key or a flag's value). */
+void cfg_emit(cfg_ctx *c, const cfg_option *opt, const cfg_word *value, const char *engine, const char *carrier,
+              int group);
+dtype_decl *cfg_emit_dtype(cfg_ctx *c, decl_key key, const cfg_word *value, const char *engine, const char *carrier,
+                    int group);
+void cfg_emit_number(cfg_ctx *c, decl_key key, const char *range_name, double number, const cfg_word *value,
+                     const char *engine, const char *carrier, int group);
+/* If group declares no KV-cache dtype, record the engine's default (`auto`) at where. */
+void cfg_finish_group(cfg_ctx *c, int group, const char *engine, const char *carrier, size_t where);
+kv_loc cfg_loc(const cfg_ctx *c, const cfg_word *w, size_t index);
+/* Parse a number the way vLLM's human-readable ints do (1k = 1000, 1K = 1024). */
+bool cfg_parse_number(const char *s, double *out);
+/* Split shell text at file offset off and read every serving command in it; each gets a new
+ * group. With bare_group >= 0, commands that start no server are read as bare arguments of
+ * engine_hint into bare_group (KServe VLLM_ADDITIONAL_ARGS, Helm extraArgs). Returns the first
+ * group used, or -1. */
+int cfg_shell_text(cfg_ctx *c, const char *text, size_t len, size_t off, int flags, const char *carrier,
+                   const char *engine_hint, int bare_group);
+
+/* ---- cfg_yaml.c / cfg_text.c ---- */
+void cfg_analyze_yaml(cfg_ctx *c, const char *data, size_t len);
+void cfg_analyze_shell(cfg_ctx *c, const char *data, size_t len);
+void cfg_analyze_dockerfile(cfg_ctx *c, const char *data, size_t len);
+void cfg_suppressions(cfg_ctx *c, const char *data, size_t len);
+
+#endif

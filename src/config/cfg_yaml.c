@@ -1,0 +1,564 @@
+/*
+ * cfg_yaml.c: dtype declarations in YAML and JSON documents.
+ *
+ * Each document is first classified by its own keys (precision before recall: a `dtype:` key
+ * only counts where an engine reads it):
+ *   - HF checkpoint config.json (model_type / architectures): torch_dtype, quantization_config
+ *     (kv_cache_scheme, kv_cache_quant_algo), id ranges;
+ *   - ModelOpt hf_quant_config.json (producer + quantization.kv_cache_quant_algo);
+ *   - TensorRT-LLM checkpoint config (architecture + dtype) and LLM API options (kv_cache_config);
+ *   - a `vllm serve --config` / SGLang config file, recognised by options only a server has;
+ * anything else is walked generically: Kubernetes / compose containers (command, args, env),
+ * Helm `vllmConfig`, and any string that holds a serving command line (CI `run:` blocks,
+ * `bash -c` scripts). See docs/deployments.md for the heuristics and their reasons.
+ * It does not evaluate Helm templates, compose variable interpolation or YAML merge keys.
+ */
+#include <string.h>
+
+#include "config/cfg.h"
+#include "config/shellwords.h"
+#include "util/strbuf.h"
+
+enum { WALK_MAX_DEPTH = 256 };
+
+typedef struct yw {
+    cfg_ctx *c;
+    const ystream *st;
+    ywalk walk;
+    const char *carrier;   /* of the current document: "k8s-args", "compose", "ci", "yaml" */
+} yw;
+
+static const ynode *deref(yw *y, const ynode *n)
+{
+    return ywalk_deref(&y->walk, n);
+}
+
+static const ynode *get(yw *y, const ynode *map, const char *key)
+{
+    return ymap_get(&y->walk, map, key);
+}
+
+static bool is_null(const ynode *n)
+{
+    if (!n || n->kind != YN_SCALAR)
+        return true;
+    if (n->style != YAML_PLAIN_SCALAR_STYLE)
+        return false;
+    return n->len == 0 || !strcmp(n->val, "null") || !strcmp(n->val, "~") || !strcmp(n->val, "Null") ||
+           !strcmp(n->val, "NULL");
+}
+
+static bool has_var(const char *s)
+{
+    return strchr(s, '$') || strstr(s, "{{") || strstr(s, "{%");
+}
+
+/* Where a block scalar's text begins: the line after its `|` / `>` header. */
+static size_t block_body(const ysrc *s, size_t off)
+{
+    while (off < s->len && s->data[off] != '\n')
+        off++;
+    return off < s->len ? off + 1 : off;
+}
+
+/* The scalar as one argument, placed at its text. */
+static cfg_word yword(yw *y, const ynode *n)
+{
+    const ysrc *s = &y->st->src;
+    ypos p = ytree_pos(s, n->start);
+    cfg_word w = { n->val, p.off, false, has_var(n->val) };
+    switch (n->style) {
+    case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+    case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+        w.off++;
+        break;
+    case YAML_LITERAL_SCALAR_STYLE:
+    case YAML_FOLDED_SCALAR_STYLE:
+        w.off = block_body(s, p.off);
+        while (w.off < s->len && (s->data[w.off] == ' ' || s->data[w.off] == '\t'))
+            w.off++;
+        return w;
+    default:
+        break;
+    }
+    w.exact = w.off + n->len <= s->len && memcmp(s->data + w.off, n->val, n->len) == 0;
+    return w;
+}
+
+/* Split a string node as shell text: where it is written when that is faithful, else detached. */
+static int shell_node(yw *y, const ynode *n, const char *carrier, const char *hint, int bare_group, int extra)
+{
+    const ysrc *s = &y->st->src;
+    size_t from = ytree_pos(s, n->start).off, to = ytree_pos(s, n->end).off;
+    int flags = extra;
+    switch (n->style) {
+    case YAML_LITERAL_SCALAR_STYLE:
+        from = block_body(s, from);
+        break;
+    case YAML_FOLDED_SCALAR_STYLE:
+        from = block_body(s, from);
+        flags |= SH_NEWLINE_IS_SPACE;
+        break;
+    case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+    case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+        from++;
+        if (to > from)
+            to--;
+        flags |= SH_NEWLINE_IS_SPACE;
+        if (memchr(s->data + from, n->style == YAML_DOUBLE_QUOTED_SCALAR_STYLE ? '\\' : '\'', to - from))
+            return cfg_shell_text(y->c, n->val, n->len, from, flags | SH_DETACHED, carrier, hint, bare_group);
+        break;
+    default:
+        flags |= SH_NEWLINE_IS_SPACE;
+        break;
+    }
+    if (to < from || to > s->len)
+        return cfg_shell_text(y->c, n->val, n->len, from, flags | SH_DETACHED, carrier, hint, bare_group);
+    return cfg_shell_text(y->c, s->data + from, to - from, from, flags, carrier, hint, bare_group);
+}
+
+static bool mentions_server(const char *s)
+{
+    return strstr(s, "vllm") || strstr(s, "sglang") || strstr(s, "trtllm-serve");
+}
+
+/* ---- checkpoint and engine config files ---- */
+
+static void emit_scalar_dtype(yw *y, decl_key key, const ynode *v, const char *engine, const char *carrier,
+                              int group)
+{
+    if (is_null(v))
+        return;
+    cfg_word w = yword(y, v);
+    cfg_emit_dtype(y->c, key, &w, engine, carrier, group);
+}
+
+static void emit_range(yw *y, const char *name, const ynode *v, const char *engine, const char *carrier, int group)
+{
+    double x;
+    if (is_null(v) || !cfg_parse_number(v->val, &x))
+        return;
+    cfg_word w = yword(y, v);
+    cfg_emit_number(y->c, DECL_ID_RANGE, name, x, &w, engine, carrier, group);
+}
+
+/* compressed-tensors kv_cache_scheme {type: float, num_bits: 8} -> fp8 (E4M3), int 8 -> int8. */
+static void kv_cache_scheme(yw *y, const ynode *scheme, int group)
+{
+    if (!scheme || scheme->kind != YN_MAP)
+        return;
+    const char *type = yscalar(get(y, scheme, "type"));
+    const char *bits = yscalar(get(y, scheme, "num_bits"));
+    const char *name = NULL;
+    if (type && bits && !strcmp(bits, "8"))
+        name = !strcmp(type, "float") ? "fp8_e4m3" : !strcmp(type, "int") ? "int8" : NULL;
+    ypos p = ytree_pos(&y->st->src, scheme->start);
+    cfg_word w = { name ? name : "unknown", p.off, false, false };
+    dtype_decl *d = cfg_emit_dtype(y->c, DECL_KV_SCHEME, &w, "hf", "hf-config", group);
+    d->raw = arena_printf(y->c->out->arena, "{type: %s, num_bits: %s}", type ? type : "?", bits ? bits : "?");
+    if (!name)
+        d->dtype = KVN_DTYPE_INVALID;
+}
+
+static const char *const checkpoint_ranges[] = {
+    "num_adapters", "max_position_embeddings", "vocab_size", "num_experts", "num_local_experts",
+    "n_routed_experts", NULL,
+};
+
+static void hf_config(yw *y, const ynode *root)
+{
+    int group = y->c->next_group++;
+    const ynode *text = get(y, root, "text_config");
+    const ynode *dt = get(y, root, "torch_dtype");
+    if (is_null(dt))
+        dt = get(y, root, "dtype");
+    if (is_null(dt) && text)
+        dt = get(y, text, "torch_dtype");
+    if (is_null(dt) && text)
+        dt = get(y, text, "dtype");
+    emit_scalar_dtype(y, DECL_MODEL_DTYPE, dt, "hf", "hf-config", group);
+    const ynode *q = get(y, root, "quantization_config");
+    if (q && q->kind == YN_MAP) {
+        kv_cache_scheme(y, get(y, q, "kv_cache_scheme"), group);
+        emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), "modelopt", "hf-config", group);
+    }
+    for (size_t i = 0; checkpoint_ranges[i]; i++) {
+        const ynode *v = get(y, root, checkpoint_ranges[i]);
+        if (is_null(v) && text)
+            v = get(y, text, checkpoint_ranges[i]);
+        emit_range(y, checkpoint_ranges[i], v, "hf", "hf-config", group);
+    }
+}
+
+static void modelopt_config(yw *y, const ynode *root)
+{
+    int group = y->c->next_group++;
+    const ynode *q = get(y, root, "quantization");
+    emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), "modelopt", "modelopt", group);
+}
+
+static void trtllm_checkpoint(yw *y, const ynode *root)
+{
+    int group = y->c->next_group++;
+    emit_scalar_dtype(y, DECL_MODEL_DTYPE, get(y, root, "dtype"), "trtllm", "trtllm-checkpoint", group);
+    const ynode *q = get(y, root, "quantization");
+    emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), "trtllm", "trtllm-checkpoint", group);
+    emit_range(y, "max_position_embeddings", get(y, root, "max_position_embeddings"), "trtllm",
+               "trtllm-checkpoint", group);
+    emit_range(y, "vocab_size", get(y, root, "vocab_size"), "trtllm", "trtllm-checkpoint", group);
+}
+
+static void trtllm_options(yw *y, const ynode *root)
+{
+    int group = y->c->next_group++;
+    emit_scalar_dtype(y, DECL_MODEL_DTYPE, get(y, root, "dtype"), "trtllm", "trtllm-options", group);
+    emit_scalar_dtype(y, DECL_KV_CACHE_DTYPE, get(y, get(y, root, "kv_cache_config"), "dtype"), "trtllm",
+                      "trtllm-options", group);
+    emit_range(y, "max_seq_len", get(y, root, "max_seq_len"), "trtllm", "trtllm-options", group);
+    cfg_finish_group(y->c, group, "trtllm", "trtllm-options", ytree_pos(&y->st->src, root->start).off);
+}
+
+static void normalise_key(const char *k, char *buf, size_t cap)
+{
+    size_t n = strlen(k);
+    if (n >= cap)
+        n = cap - 1;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = k[i] == '_' ? '-' : k[i];
+    buf[n] = '\0';
+}
+
+/* Options that only a serving engine's config file has (a training recipe has none of them). */
+static const char *const server_only[] = {
+    "kv-cache-dtype", "max-model-len", "tensor-parallel-size", "gpu-memory-utilization", "max-num-seqs",
+    "max-num-batched-tokens", "served-model-name", "enable-prefix-caching", "enforce-eager", "max-loras",
+    "enable-lora", "calculate-kv-scales", "kv-cache-dtype-skip-layers", "pipeline-parallel-size",
+    "context-length", "mem-fraction-static", "tp-size", "swap-space", "block-size", NULL,
+};
+static const char *const sglang_only[] = { "context-length", "mem-fraction-static", "tp-size", NULL };
+
+static bool in_list(const char *const *list, const char *s)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (!strcmp(list[i], s))
+            return true;
+    return false;
+}
+
+/* "vllm", "sglang" or NULL: is this mapping a `--config` file of a serving engine? */
+static const char *server_config_engine(const ynode *root)
+{
+    bool server = false, sglang = false;
+    for (size_t i = 0; i + 1 < root->nkids; i += 2) {
+        const char *k = yscalar(root->kids[i]);
+        if (!k)
+            continue;
+        if (!strcmp(k, "apiVersion") || !strcmp(k, "services") || !strcmp(k, "jobs") || !strcmp(k, "steps"))
+            return NULL;
+        char name[64];
+        normalise_key(k, name, sizeof name);
+        server = server || in_list(server_only, name);
+        sglang = sglang || in_list(sglang_only, name);
+    }
+    return !server ? NULL : sglang ? "sglang" : "vllm";
+}
+
+static void server_config(yw *y, const ynode *root, const char *engine)
+{
+    int group = y->c->next_group++;
+    for (size_t i = 0; i + 1 < root->nkids; i += 2) {
+        const char *k = yscalar(root->kids[i]);
+        const ynode *v = deref(y, root->kids[i + 1]);
+        if (!k || !v)
+            continue;
+        char name[64];
+        normalise_key(k, name, sizeof name);
+        const cfg_option *opt = cfg_option_find(name, engine);
+        if (!opt)
+            continue;
+        if (v->kind == YN_SEQ && opt->key == DECL_SKIP_LAYERS && v->nkids) {
+            const ynode *first = deref(y, v->kids[0]);
+            if (!first || first->kind != YN_SCALAR)
+                continue;
+            cfg_word w = yword(y, first);
+            w.exact = false;
+            strbuf sb = STRBUF_INIT;
+            for (size_t j = 0; j < v->nkids; j++) {
+                const char *t = yscalar(deref(y, v->kids[j]));
+                sb_addf(&sb, "%s%s", j ? "," : "", t ? t : "?");
+            }
+            w.text = arena_strdup(y->c->a, sb_str(&sb));
+            sb_release(&sb);
+            cfg_emit(y->c, opt, &w, engine, "vllm-config", group);
+        } else if (v->kind == YN_SCALAR && !is_null(v)) {
+            cfg_word w = yword(y, v);
+            cfg_emit(y->c, opt, &w, engine, "vllm-config", group);
+        }
+    }
+    cfg_finish_group(y->c, group, engine, "vllm-config", ytree_pos(&y->st->src, root->start).off);
+}
+
+/* ---- generic documents: containers, Helm values, command strings ---- */
+
+static void walk(yw *y, const ynode *n, int depth);
+
+/* Argument list items as words (non-scalars become empty words that match nothing). */
+static size_t seq_words(yw *y, const ynode *seq, cfg_word *out, const ynode **nodes, size_t at)
+{
+    for (size_t i = 0; i < seq->nkids; i++) {
+        const ynode *it = deref(y, seq->kids[i]);
+        nodes[at] = it;
+        out[at++] = it && it->kind == YN_SCALAR ? yword(y, it) : (cfg_word){ "", 0, false, false };
+    }
+    return at;
+}
+
+static const char *image_engine(const char *image)
+{
+    if (!image)
+        return NULL;
+    if (strstr(image, "vllm"))
+        return "vllm";
+    if (strstr(image, "sglang"))
+        return "sglang";
+    if (strstr(image, "tensorrt") || strstr(image, "trtllm") || strstr(image, "tritonserver"))
+        return "trtllm";
+    return NULL;
+}
+
+/* Env vars that carry extra server arguments: VLLM_ADDITIONAL_ARGS (KServe), *_EXTRA_ARGS, ... */
+static bool args_env(const char *name, const char *value)
+{
+    return name && value && strstr(name, "ARGS") && strstr(value, "--");
+}
+
+static const char *env_engine(const char *name, const char *hint)
+{
+    if (!strncmp(name, "VLLM_", 5))
+        return "vllm";
+    if (!strncmp(name, "SGLANG_", 7) || !strncmp(name, "SGL_", 4))
+        return "sglang";
+    return hint ? hint : "vllm";
+}
+
+static int env_var(yw *y, const char *name, const ynode *v, const char *hint, int group)
+{
+    if (!v || v->kind != YN_SCALAR || !args_env(name, v->val))
+        return group;
+    const char *engine = env_engine(name, hint);
+    if (group < 0)
+        group = y->c->next_group++;
+    int comma = !strchr(v->val, ' ') && strchr(v->val, ',') ? SH_COMMA_IS_SPACE : 0;
+    shell_node(y, v, "env", engine, group, comma);
+    cfg_finish_group(y->c, group, engine, "env", yword(y, v).off);
+    return group;
+}
+
+static int container_env(yw *y, const ynode *env, const char *hint, int group)
+{
+    if (!env)
+        return group;
+    if (env->kind == YN_MAP) { /* compose: environment: {KEY: value} */
+        for (size_t i = 0; i + 1 < env->nkids; i += 2)
+            group = env_var(y, yscalar(env->kids[i]), deref(y, env->kids[i + 1]), hint, group);
+    } else if (env->kind == YN_SEQ) {
+        for (size_t i = 0; i < env->nkids; i++) {
+            const ynode *e = deref(y, env->kids[i]);
+            if (e && e->kind == YN_MAP)
+                group = env_var(y, yscalar(get(y, e, "name")), get(y, e, "value"), hint, group);
+            /* compose "KEY=value" list items are shell words already: rare for args; skipped */
+        }
+    }
+    return group;
+}
+
+static bool is_container(yw *y, const ynode *m)
+{
+    bool where = get(y, m, "image") || get(y, m, "build") || get(y, m, "modelFormat");
+    bool what = get(y, m, "command") || get(y, m, "args") || get(y, m, "entrypoint") || get(y, m, "env") ||
+                get(y, m, "environment");
+    return where && what;
+}
+
+static void container(yw *y, const ynode *m)
+{
+    const char *hint = image_engine(yscalar(get(y, m, "image")));
+    const char *fmt = yscalar(get(y, get(y, m, "modelFormat"), "name"));
+    if (!hint && fmt && !strcmp(fmt, "huggingface"))
+        hint = "vllm"; /* KServe's Hugging Face runtime hands unknown args to vLLM's parser */
+    const char *carrier = y->carrier;
+    /* Kubernetes: command replaces the image entrypoint, args its CMD; compose: entrypoint, command. */
+    bool compose = !strcmp(carrier, "compose");
+    const ynode *parts[2] = { get(y, m, compose ? "entrypoint" : "command"), get(y, m, compose ? "command" : "args") };
+    bool bare_args = hint && !parts[0]; /* the image's own entrypoint is the server */
+    int group = -1;
+    size_t cap = 0;
+    for (int i = 0; i < 2; i++) {
+        if (parts[i] && parts[i]->kind == YN_SEQ) {
+            cap += parts[i]->nkids;
+        } else if (parts[i] && parts[i]->kind == YN_SCALAR && !is_null(parts[i])) {
+            int bare = i == 1 && bare_args ? y->c->next_group++ : -1;
+            int g = shell_node(y, parts[i], carrier, hint, bare, 0);
+            if (bare >= 0)
+                cfg_finish_group(y->c, bare, hint, carrier, yword(y, parts[i]).off);
+            if (g >= 0 && group < 0)
+                group = g;
+        }
+    }
+    cfg_word *w = arena_alloc(y->c->a, (cap + 1) * sizeof *w);
+    const ynode **nodes = arena_alloc(y->c->a, (cap + 1) * sizeof *nodes);
+    size_t n = 0;
+    for (int i = 0; i < 2; i++)
+        if (parts[i] && parts[i]->kind == YN_SEQ)
+            n = seq_words(y, parts[i], w, nodes, n);
+    if (n) {
+        const char **texts = arena_alloc(y->c->a, (n + 1) * sizeof *texts);
+        for (size_t i = 0; i < n; i++)
+            texts[i] = w[i].text;
+        long script = sh_script_index(texts, n);
+        const char *engine = hint;
+        long start = -1;
+        if (script >= 0 && nodes[script] && nodes[script]->kind == YN_SCALAR) {
+            int g = shell_node(y, nodes[script], carrier, hint, -1, 0);
+            if (g >= 0 && group < 0)
+                group = g;
+        } else {
+            start = cfg_serving_start(w, n, &engine);
+            if (start < 0 && bare_args)
+                start = 0;
+        }
+        if (start >= 0) {
+            int g = y->c->next_group++;
+            cfg_argv_decls(y->c, w + start, n - (size_t)start, engine, carrier, g);
+            cfg_finish_group(y->c, g, engine, carrier, w[start > 0 ? start - 1 : 0].off);
+            if (group < 0)
+                group = g;
+        }
+    }
+    const ynode *env = get(y, m, "env");
+    container_env(y, env ? env : get(y, m, "environment"), hint, group);
+}
+
+/* production-stack Helm values: servingEngineSpec.modelSpec[].vllmConfig */
+static void helm_vllm_config(yw *y, const ynode *cfgmap)
+{
+    int group = y->c->next_group++;
+    static const struct { const char *key; const char *option; } keys[] = {
+        { "dtype", "dtype" }, { "maxModelLen", "max-model-len" }, { "maxLoras", "max-loras" },
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        const ynode *v = get(y, cfgmap, keys[i].key);
+        if (v && v->kind == YN_SCALAR && !is_null(v)) {
+            cfg_word w = yword(y, v);
+            cfg_emit(y->c, cfg_option_find(keys[i].option, "vllm"), &w, "vllm", "helm-values", group);
+        }
+    }
+    const ynode *extra = get(y, cfgmap, "extraArgs");
+    if (extra && extra->kind == YN_SEQ) {
+        cfg_word *w = arena_alloc(y->c->a, (extra->nkids + 1) * sizeof *w);
+        const ynode **nodes = arena_alloc(y->c->a, (extra->nkids + 1) * sizeof *nodes);
+        size_t n = seq_words(y, extra, w, nodes, 0);
+        cfg_argv_decls(y->c, w, n, "vllm", "helm-values", group);
+    } else if (extra && extra->kind == YN_SCALAR) {
+        shell_node(y, extra, "helm-values", "vllm", group, 0);
+    }
+    cfg_finish_group(y->c, group, "vllm", "helm-values", ytree_pos(&y->st->src, cfgmap->start).off);
+}
+
+static void walk(yw *y, const ynode *n, int depth)
+{
+    n = deref(y, n);
+    if (!n || depth > WALK_MAX_DEPTH)
+        return;
+    switch (n->kind) {
+    case YN_SCALAR:
+        if (mentions_server(n->val))
+            shell_node(y, n, y->carrier, NULL, -1, 0);
+        break;
+    case YN_SEQ:
+        for (size_t i = 0; i < n->nkids; i++)
+            walk(y, n->kids[i], depth + 1);
+        break;
+    case YN_MAP:
+        if (is_container(y, n)) {
+            container(y, n);
+            break;
+        }
+        for (size_t i = 0; i + 1 < n->nkids; i += 2) {
+            const char *k = yscalar(deref(y, n->kids[i]));
+            const ynode *v = deref(y, n->kids[i + 1]);
+            if (k && v && v->kind == YN_MAP && !strcmp(k, "vllmConfig"))
+                helm_vllm_config(y, v);
+            else if (k && (!strcmp(k, "env") || !strcmp(k, "environment")))
+                container_env(y, v, NULL, -1); /* e.g. an LLMInferenceService container without image */
+            else
+                walk(y, v, depth + 1);
+        }
+        break;
+    case YN_ALIAS:
+        break;
+    }
+}
+
+static const char *doc_carrier(yw *y, const ynode *root)
+{
+    if (root->kind != YN_MAP)
+        return "yaml";
+    if (get(y, root, "apiVersion") && get(y, root, "kind"))
+        return "k8s-args";
+    if (get(y, root, "services"))
+        return "compose";
+    if (get(y, root, "jobs") || get(y, root, "steps") || get(y, root, "stages"))
+        return "ci";
+    if (get(y, root, "servingEngineSpec"))
+        return "helm-values";
+    return "yaml";
+}
+
+static void analyze_doc(yw *y, const ynode *root)
+{
+    root = deref(y, root);
+    if (!root)
+        return;
+    if (root->kind == YN_MAP) {
+        const ynode *q = get(y, root, "quantization");
+        const char *engine;
+        if (!get(y, root, "apiVersion") && (get(y, root, "model_type") || get(y, root, "architectures"))) {
+            hf_config(y, root);
+            return;
+        }
+        if (get(y, root, "architecture") && get(y, root, "dtype")) {
+            trtllm_checkpoint(y, root);
+            return;
+        }
+        if (q && q->kind == YN_MAP && (get(y, root, "producer") || get(y, q, "kv_cache_quant_algo"))) {
+            modelopt_config(y, root);
+            return;
+        }
+        const ynode *kvc = get(y, root, "kv_cache_config");
+        if (kvc && kvc->kind == YN_MAP) {
+            trtllm_options(y, root);
+            return;
+        }
+        if ((engine = server_config_engine(root))) {
+            server_config(y, root, engine);
+            return;
+        }
+    }
+    y->carrier = doc_carrier(y, root);
+    walk(y, root, 0);
+}
+
+void cfg_analyze_yaml(cfg_ctx *c, const char *data, size_t len)
+{
+    ystream *st = ytree_parse(c->path, data, len, c->a, &c->out->diags, DIAG_WARNING);
+    yw y = { .c = c, .st = st, .carrier = "yaml" };
+    c->src = &st->src;
+    ywalk_init(&y.walk, st);
+    for (size_t i = 0; i < st->ndocs && !y.walk.exhausted; i++)
+        analyze_doc(&y, st->docs[i].root);
+    if (y.walk.exhausted)
+        diag_add(&c->out->diags, DIAG_WARNING, c->path, 0, 0,
+                 "YAML aliases expand beyond the work budget (%zu nodes); the rest of the file is not read",
+                 st->nnodes);
+}

@@ -1,0 +1,379 @@
+/*
+ * ytree.c: libyaml events -> positioned tree (see ytree.h).
+ *
+ * One pass over the event stream with an explicit stack (no recursion, so depth is bounded by
+ * YTREE_MAX_DEPTH and not by the C stack). Anchors live in a small open-addressing table in the
+ * arena; an alias records the node it names and is never copied.
+ */
+#include "config/ytree.h"
+
+#include <string.h>
+
+/* ---- source text: UTF-8 repair and the line table ---- */
+
+static size_t utf8_len(const unsigned char *p, size_t avail)
+{
+    unsigned c = p[0];
+    size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0 || n > avail || (n == 2 && c < 0xC2))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    return n;
+}
+
+/* Replace bytes that are not UTF-8 by '?', keeping every offset. Returns data itself when valid. */
+static const char *utf8_repair(const char *data, size_t len, kv_arena *a)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    char *copy = NULL;
+    for (size_t i = 0; i < len;) {
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t n = utf8_len(p + i, len - i);
+        if (n) {
+            i += n;
+            continue;
+        }
+        if (!copy)
+            copy = arena_memdup(a, data, len + 1);
+        copy[i++] = '?';
+    }
+    return copy ? copy : data;
+}
+
+void ysrc_init(ysrc *s, const char *data, size_t len, kv_arena *a)
+{
+    s->data = utf8_repair(data, len, a);
+    s->len = len;
+    const unsigned char *p = (const unsigned char *)s->data;
+    s->bom = len >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF ? 3 : 0;
+    ARENA_VEC(size_t) lines = {0};
+    ARENA_PUSH(a, lines, s->bom);
+    for (size_t i = s->bom; i < len; i++) {
+        size_t next = 0;
+        if (p[i] == '\n')
+            next = i + 1;
+        else if (p[i] == '\r')
+            next = (i + 1 < len && p[i + 1] == '\n') ? i + 2 : i + 1;
+        else if (p[i] == 0xC2 && i + 1 < len && p[i + 1] == 0x85)
+            next = i + 2; /* NEL: libyaml counts it as a line break */
+        else if (p[i] == 0xE2 && i + 2 < len && p[i + 1] == 0x80 && (p[i + 2] == 0xA8 || p[i + 2] == 0xA9))
+            next = i + 3; /* LS, PS */
+        if (next) {
+            ARENA_PUSH(a, lines, next);
+            i = next - 1;
+        }
+    }
+    s->lines = lines.v;
+    s->nlines = lines.n;
+}
+
+ypos ytree_pos(const ysrc *s, yaml_mark_t m)
+{
+    size_t line = m.line < s->nlines ? m.line : s->nlines - 1;
+    size_t off = s->lines[line];
+    const unsigned char *p = (const unsigned char *)s->data;
+    size_t end = line + 1 < s->nlines ? s->lines[line + 1] : s->len;
+    for (size_t c = 0; c < m.column && off < end; c++) {
+        size_t n = utf8_len(p + off, s->len - off);
+        off += n ? n : 1;
+    }
+    return (ypos){ (uint32_t)line + 1, (uint32_t)(off - s->lines[line]) + 1, off };
+}
+
+ypos ysrc_pos_of(const ysrc *s, size_t off)
+{
+    size_t lo = 0, hi = s->nlines;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->lines[mid] <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    size_t base = s->lines[lo];
+    return (ypos){ (uint32_t)lo + 1, (uint32_t)(off >= base ? off - base : 0) + 1, off };
+}
+
+/* ---- anchors ---- */
+
+typedef struct anchor_slot {
+    const char *name;
+    ynode *node;
+} anchor_slot;
+
+typedef struct anchors {
+    anchor_slot *v;
+    size_t cap, n;
+} anchors;
+
+static size_t hash_str(const char *s)
+{
+    size_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static void anchors_put(anchors *t, kv_arena *a, const char *name, ynode *node);
+
+static void anchors_grow(anchors *t, kv_arena *a)
+{
+    anchors old = *t;
+    t->cap = old.cap ? old.cap * 2 : 16;
+    t->v = arena_zalloc(a, t->cap * sizeof *t->v);
+    t->n = 0;
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.v[i].name)
+            anchors_put(t, a, old.v[i].name, old.v[i].node);
+}
+
+static void anchors_put(anchors *t, kv_arena *a, const char *name, ynode *node)
+{
+    if ((t->n + 1) * 2 > t->cap)
+        anchors_grow(t, a);
+    size_t i = hash_str(name) & (t->cap - 1);
+    while (t->v[i].name && strcmp(t->v[i].name, name) != 0)
+        i = (i + 1) & (t->cap - 1);
+    if (!t->v[i].name) {
+        t->v[i].name = arena_strdup(a, name);
+        t->n++;
+    }
+    t->v[i].node = node; /* a redefined anchor names the latest node, as YAML says */
+}
+
+static ynode *anchors_get(const anchors *t, const char *name)
+{
+    if (!t->cap)
+        return NULL;
+    size_t i = hash_str(name) & (t->cap - 1);
+    while (t->v[i].name) {
+        if (strcmp(t->v[i].name, name) == 0)
+            return t->v[i].node;
+        i = (i + 1) & (t->cap - 1);
+    }
+    return NULL;
+}
+
+/* ---- the event loop ---- */
+
+typedef struct frame {
+    ynode *node;
+    ARENA_VEC(ynode *) kids;
+} frame;
+
+typedef struct builder {
+    kv_arena *a;
+    ystream *st;
+    frame stack[YTREE_MAX_DEPTH + 1];
+    size_t depth;
+    ydoc doc;
+    bool in_doc;
+    ARENA_VEC(ydoc) docs;
+    anchors anchors;
+} builder;
+
+static ynode *new_node(builder *b, ynode_kind kind, const yaml_event_t *e)
+{
+    ynode *n = arena_zalloc(b->a, sizeof *n);
+    n->kind = kind;
+    n->start = e->start_mark;
+    n->end = e->end_mark;
+    b->st->nnodes++;
+    return n;
+}
+
+static void attach(builder *b, ynode *n)
+{
+    if (b->depth == 0) {
+        if (!b->doc.root)
+            b->doc.root = n;
+        return;
+    }
+    frame *f = &b->stack[b->depth - 1];
+    ARENA_PUSH(b->a, f->kids, n);
+}
+
+static void pop_frame(builder *b, const yaml_mark_t *end)
+{
+    frame *f = &b->stack[--b->depth];
+    f->node->kids = f->kids.v;
+    f->node->nkids = f->kids.n;
+    if (end)
+        f->node->end = *end;
+}
+
+static void end_doc(builder *b)
+{
+    while (b->depth)
+        pop_frame(b, NULL);
+    if (b->in_doc)
+        ARENA_PUSH(b->a, b->docs, b->doc);
+    b->in_doc = false;
+    memset(&b->doc, 0, sizeof b->doc);
+}
+
+static void note_anchor(builder *b, const yaml_char_t *anchor, ynode *n)
+{
+    if (anchor)
+        anchors_put(&b->anchors, b->a, (const char *)anchor, n);
+}
+
+/* Returns false to stop (depth limit). */
+static bool on_event(builder *b, const yaml_event_t *e, const char *path, diag_list *diags, diag_level level)
+{
+    ynode *n;
+    switch (e->type) {
+    case YAML_DOCUMENT_START_EVENT:
+        b->in_doc = true;
+        b->doc.root = NULL;
+        b->doc.start = e->start_mark;
+        break;
+    case YAML_DOCUMENT_END_EVENT:
+        end_doc(b);
+        break;
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT:
+        if (b->depth >= YTREE_MAX_DEPTH) {
+            ypos p = ytree_pos(&b->st->src, e->start_mark);
+            diag_add(diags, level, path, p.line, p.col,
+                     "YAML nested deeper than %d levels; the rest of the file is ignored", YTREE_MAX_DEPTH);
+            return false;
+        }
+        n = new_node(b, e->type == YAML_SEQUENCE_START_EVENT ? YN_SEQ : YN_MAP, e);
+        note_anchor(b, e->type == YAML_SEQUENCE_START_EVENT ? e->data.sequence_start.anchor
+                                                             : e->data.mapping_start.anchor, n);
+        attach(b, n);
+        b->stack[b->depth].node = n;
+        memset(&b->stack[b->depth].kids, 0, sizeof b->stack[b->depth].kids);
+        b->depth++;
+        break;
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT:
+        if (b->depth)
+            pop_frame(b, &e->end_mark);
+        break;
+    case YAML_SCALAR_EVENT:
+        n = new_node(b, YN_SCALAR, e);
+        n->val = arena_strndup(b->a, (const char *)e->data.scalar.value, e->data.scalar.length);
+        n->len = strlen(n->val); /* an escaped NUL ends the text we look at */
+        n->style = e->data.scalar.style;
+        note_anchor(b, e->data.scalar.anchor, n);
+        attach(b, n);
+        break;
+    case YAML_ALIAS_EVENT:
+        n = new_node(b, YN_ALIAS, e);
+        n->target = anchors_get(&b->anchors, (const char *)e->data.alias.anchor);
+        attach(b, n);
+        break;
+    default:
+        break;
+    }
+    return true;
+}
+
+static bool looks_templated(const char *data)
+{
+    return strstr(data, "{{") != NULL || strstr(data, "{%") != NULL;
+}
+
+ystream *ytree_parse(const char *path, const char *data, size_t len, kv_arena *a, diag_list *diags,
+                     diag_level level)
+{
+    ystream *st = arena_zalloc(a, sizeof *st);
+    ysrc_init(&st->src, data, len, a);
+    builder *b = arena_zalloc(a, sizeof *b);
+    b->a = a;
+    b->st = st;
+
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) {
+        diag_add(diags, DIAG_ERROR, path, 0, 0, "cannot initialise the YAML parser");
+        st->failed = true;
+        return st;
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)st->src.data, len);
+    for (;;) {
+        yaml_event_t e;
+        if (!yaml_parser_parse(&parser, &e)) {
+            ypos p = ytree_pos(&st->src, parser.problem_mark);
+            if (looks_templated(st->src.data))
+                diag_add(diags, DIAG_NOTE, path, p.line, p.col,
+                         "not plain YAML (a template?): %s; read up to here", parser.problem ? parser.problem : "syntax error");
+            else
+                diag_add(diags, level, path, p.line, p.col, "malformed YAML: %s%s%s",
+                         parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
+                         parser.context ? parser.context : "");
+            st->failed = true;
+            b->in_doc = false; /* a document cut by an error says nothing reliable: drop it */
+            end_doc(b);
+            break;
+        }
+        yaml_event_type_t t = e.type;
+        bool go = on_event(b, &e, path, diags, level);
+        yaml_event_delete(&e);
+        if (!go) {
+            st->failed = true;
+            end_doc(b);
+            break;
+        }
+        if (t == YAML_STREAM_END_EVENT)
+            break;
+    }
+    yaml_parser_delete(&parser);
+    st->docs = b->docs.v;
+    st->ndocs = b->docs.n;
+    return st;
+}
+
+/* ---- bounded traversal ---- */
+
+void ywalk_init(ywalk *w, const ystream *st)
+{
+    w->budget = 64 * st->nnodes + 100000;
+    w->exhausted = false;
+}
+
+static bool charge(ywalk *w)
+{
+    if (w->budget == 0) {
+        w->exhausted = true;
+        return false;
+    }
+    w->budget--;
+    return true;
+}
+
+const ynode *ywalk_deref(ywalk *w, const ynode *n)
+{
+    for (int hops = 0; n; hops++) {
+        if (!charge(w) || hops > 64)
+            return NULL;
+        if (n->kind != YN_ALIAS)
+            return n;
+        n = n->target;
+    }
+    return NULL;
+}
+
+const ynode *ymap_get(ywalk *w, const ynode *map, const char *key)
+{
+    map = ywalk_deref(w, map);
+    if (!map || map->kind != YN_MAP)
+        return NULL;
+    for (size_t i = 0; i + 1 < map->nkids; i += 2) {
+        const ynode *k = map->kids[i];
+        if (k->kind == YN_SCALAR && strcmp(k->val, key) == 0)
+            return ywalk_deref(w, map->kids[i + 1]);
+    }
+    return NULL;
+}
+
+const char *yscalar(const ynode *n)
+{
+    return n && n->kind == YN_SCALAR ? n->val : NULL;
+}

@@ -1,0 +1,462 @@
+/*
+ * deploy.c: dtype declarations -> deployments (see deploy.h). A pure stage: it reads facts and
+ * the project settings, allocates only in the set's arena, and touches no file.
+ *
+ * Steps:
+ *  1. checkpoints: declarations from config.json / hf_quant_config.json / TensorRT-LLM
+ *     checkpoint configs, merged per directory (a checkpoint is a directory);
+ *  2. deployments: every other (path, group) of declarations, in path then emission order;
+ *  3. resolution of each: what-if > declared > `auto` chain (vLLM: float32 checkpoints run as
+ *     bfloat16, SGLang: as float16; KV auto = checkpoint KV scheme, else the model dtype) >
+ *     .kvlint.yaml `assume` > unresolved with a reason;
+ *  4. without any deployment: one "engine default" deployment (one per assumed KV dtype).
+ * It does not guess a GPU generation: the bf16 -> fp16 fallback on pre-Ampere GPUs is documented,
+ * not applied.
+ */
+#include "resolve/deploy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fsutil.h"
+#include "util/json.h"
+#include "util/xalloc.h"
+#include "facts/facts_json.h"
+
+typedef struct checkpoint {
+    const char *dir;
+    const dtype_decl *model;
+    const dtype_decl *kv_scheme;
+    ARENA_VEC(const dtype_decl *) ranges;
+} checkpoint;
+
+typedef struct resolver {
+    kv_arena *a;
+    const kv_project *proj;
+    const resolve_options *opt;
+    bool rocm;
+    ARENA_VEC(checkpoint) ckpts;
+    const checkpoint *forced;      /* --model-config */
+    const char *ckpt_problem;      /* why no checkpoint applies, when several exist */
+    ARENA_VEC(deployment) out;
+} resolver;
+
+static bool is_checkpoint_carrier(const char *carrier)
+{
+    return carrier && (!strcmp(carrier, "hf-config") || !strcmp(carrier, "modelopt") ||
+                       !strcmp(carrier, "trtllm-checkpoint"));
+}
+
+static const char *dir_of(kv_arena *a, const char *path)
+{
+    char *norm = fs_normalize(path);
+    const char *slash = strrchr(norm, '/');
+    const char *d = slash ? arena_strndup(a, norm, (size_t)(slash - norm)) : ".";
+    free(norm);
+    return d;
+}
+
+static checkpoint *checkpoint_for(resolver *r, const char *dir)
+{
+    for (size_t i = 0; i < r->ckpts.n; i++)
+        if (!strcmp(r->ckpts.v[i].dir, dir))
+            return &r->ckpts.v[i];
+    checkpoint c = { .dir = dir };
+    ARENA_PUSH(r->a, r->ckpts, c);
+    return &r->ckpts.v[r->ckpts.n - 1];
+}
+
+static void collect_checkpoints(resolver *r, file_facts *const *files, size_t nfiles)
+{
+    for (size_t f = 0; f < nfiles; f++) {
+        for (size_t i = 0; i < files[f]->decls.n; i++) {
+            const dtype_decl *d = &files[f]->decls.v[i];
+            if (!is_checkpoint_carrier(d->carrier))
+                continue;
+            checkpoint *c = checkpoint_for(r, dir_of(r->a, d->loc.path ? d->loc.path : files[f]->path));
+            if (d->key == DECL_MODEL_DTYPE && !c->model)
+                c->model = d;
+            else if (d->key == DECL_KV_SCHEME && !c->kv_scheme)
+                c->kv_scheme = d;
+            else if (d->key == DECL_ID_RANGE)
+                ARENA_PUSH(r->a, c->ranges, d);
+        }
+    }
+    if (r->opt && r->opt->model_config) {
+        const char *want = dir_of(r->a, r->opt->model_config);
+        for (size_t i = 0; i < r->ckpts.n; i++)
+            if (!strcmp(r->ckpts.v[i].dir, want))
+                r->forced = &r->ckpts.v[i];
+        if (!r->forced)
+            r->ckpt_problem = arena_printf(r->a, "--model-config %s declares no dtype", r->opt->model_config);
+    }
+}
+
+/* The checkpoint a deployment at path runs: --model-config, the only one, or the one whose
+ * directory holds path. NULL with r->ckpt_problem set (or not) otherwise. */
+static const checkpoint *checkpoint_of(resolver *r, const char *path, const char **why)
+{
+    *why = NULL;
+    if (r->opt && r->opt->model_config) {
+        *why = r->ckpt_problem;
+        return r->forced;
+    }
+    if (r->ckpts.n == 1)
+        return &r->ckpts.v[0];
+    if (r->ckpts.n == 0)
+        return NULL;
+    const checkpoint *hit = NULL;
+    size_t best = 0;
+    for (size_t i = 0; path && i < r->ckpts.n; i++) {
+        size_t n = strlen(r->ckpts.v[i].dir);
+        if ((!strcmp(r->ckpts.v[i].dir, ".") || (!strncmp(path, r->ckpts.v[i].dir, n) && path[n] == '/')) &&
+            n >= best) {
+            hit = &r->ckpts.v[i];
+            best = n;
+        }
+    }
+    if (!hit)
+        *why = arena_printf(r->a, "%zu checkpoint configs are in the tree (%s, %s, ...); name one with --model-config",
+                            r->ckpts.n, r->ckpts.v[0].dir, r->ckpts.v[1].dir);
+    return hit;
+}
+
+/* ---- dtype helpers ---- */
+
+static bool is_auto(kvn_dtype d)
+{
+    const kvn_dtype_info *i = kvn_dtype_get(d);
+    return i && i->kind == KVN_KIND_AUTO;
+}
+
+static bool is_fmt(kvn_dtype d, kvn_fmt f)
+{
+    const kvn_dtype_info *i = kvn_dtype_get(d);
+    return i && i->kind == KVN_KIND_ELEMENT && i->elem == f;
+}
+
+/* fp8 in a ROCm build of vLLM is e4m3fnuz. */
+static kvn_dtype on_platform(const resolver *r, const dtype_decl *d, kvn_dtype dt)
+{
+    if (!r->rocm)
+        return dt;
+    if (d && d->raw) {
+        kvn_dtype again = kvn_dtype_parse(d->raw, true);
+        if (again != KVN_DTYPE_INVALID)
+            return again;
+    }
+    if (is_fmt(dt, KVN_E4M3)) {
+        kvn_dtype fnuz = kvn_dtype_by_fmt(KVN_E4M3FNUZ);
+        if (fnuz != KVN_DTYPE_INVALID)
+            return fnuz;
+    }
+    return dt;
+}
+
+static resolved_dtype unresolved(const char *why)
+{
+    return (resolved_dtype){ KVN_DTYPE_INVALID, NULL, NULL, why };
+}
+
+static resolved_dtype rejected(resolver *r, const dtype_decl *d)
+{
+    resolved_dtype x = unresolved(d->unresolved ? d->unresolved
+                                  : arena_printf(r->a, "no engine accepts dtype '%s'", d->raw ? d->raw : "?"));
+    x.decl = d;
+    return x;
+}
+
+/* Model `auto` from the checkpoint's torch_dtype, by the engine's rule. */
+static resolved_dtype model_auto(resolver *r, const char *engine, const checkpoint *ck, const char *why)
+{
+    if (ck && ck->model && ck->model->dtype != KVN_DTYPE_INVALID) {
+        kvn_dtype cd = ck->model->dtype;
+        if (!is_fmt(cd, KVN_F32))
+            return (resolved_dtype){ cd, ck->model, "auto: checkpoint torch_dtype", NULL };
+        bool sglang = engine && !strcmp(engine, "sglang");
+        bool trtllm = engine && !strcmp(engine, "trtllm");
+        if (trtllm)
+            return unresolved("auto on a float32 checkpoint: TensorRT-LLM's rule is not modelled");
+        kvn_dtype to = kvn_dtype_by_fmt(sglang ? KVN_F16 : KVN_BF16);
+        return (resolved_dtype){ to, ck->model,
+                                 sglang ? "auto: float32 checkpoint runs as float16 (SGLang)"
+                                        : "auto: float32 checkpoint runs as bfloat16 (vLLM _resolve_auto_dtype)",
+                                 NULL };
+    }
+    if (r->proj && r->proj->assume_model != KVN_DTYPE_INVALID)
+        return (resolved_dtype){ r->proj->assume_model, NULL, "assumed (.kvlint.yaml assume.dtype)", NULL };
+    if (ck && ck->model)
+        return rejected(r, ck->model);
+    if (ck)
+        return unresolved(arena_printf(r->a, "model dtype is auto and the checkpoint in %s declares no torch_dtype",
+                                       ck->dir));
+    return unresolved(why ? why : "model dtype is auto and no checkpoint config.json was found (--model-config)");
+}
+
+static resolved_dtype resolve_model(resolver *r, const char *engine, const dtype_decl *md, const checkpoint *ck,
+                                    const char *why)
+{
+    if (r->opt && r->opt->whatif_model != KVN_DTYPE_INVALID)
+        return (resolved_dtype){ r->opt->whatif_model, NULL, "what-if --dtype", NULL };
+    if (md && md->dtype == KVN_DTYPE_INVALID)
+        return rejected(r, md);
+    if (md && !is_auto(md->dtype))
+        return (resolved_dtype){ md->dtype, md, "declared", NULL };
+    resolved_dtype x = model_auto(r, engine, ck, why);
+    if (md && x.decl == NULL && x.unresolved == NULL)
+        x.decl = md;
+    return x;
+}
+
+static resolved_dtype resolve_kv(resolver *r, const dtype_decl *kd, const checkpoint *ck, const resolved_dtype *model)
+{
+    if (r->opt && r->opt->whatif_kv != KVN_DTYPE_INVALID)
+        return (resolved_dtype){ on_platform(r, NULL, r->opt->whatif_kv), NULL, "what-if --kv-cache-dtype", NULL };
+    if (kd && kd->dtype == KVN_DTYPE_INVALID)
+        return rejected(r, kd);
+    if (kd && !is_auto(kd->dtype))
+        return (resolved_dtype){ on_platform(r, kd, kd->dtype), kd, "declared", NULL };
+    if (ck && ck->kv_scheme) {
+        if (ck->kv_scheme->dtype == KVN_DTYPE_INVALID)
+            return rejected(r, ck->kv_scheme);
+        const char *how = !strcmp(ck->kv_scheme->carrier, "hf-config") && !strcmp(ck->kv_scheme->engine, "hf")
+                              ? "auto: checkpoint kv_cache_scheme"
+                              : "auto: checkpoint kv_cache_quant_algo";
+        return (resolved_dtype){ on_platform(r, NULL, ck->kv_scheme->dtype), ck->kv_scheme, how, NULL };
+    }
+    if (model->dtype != KVN_DTYPE_INVALID)
+        return (resolved_dtype){ model->dtype, kd, "auto: model dtype", NULL };
+    return unresolved(arena_printf(r->a, "KV-cache dtype auto follows the model dtype, which is unresolved: %s",
+                                   model->unresolved));
+}
+
+/* ---- id ranges ---- */
+
+static const struct {
+    const char *name;
+    const char *family;
+    bool count;              /* ids 0..n-1 */
+} range_kinds[] = {
+    { "num_adapters", "adapter", false },       { "max_loras", "adapter", false },
+    { "max_model_len", "position", true },      { "context_length", "position", true },
+    { "max_seq_len", "position", true },        { "max_position_embeddings", "position", true },
+    { "vocab_size", "token", true },            { "num_experts", "expert", true },
+    { "num_local_experts", "expert", true },    { "n_routed_experts", "expert", true },
+    { "adapter_id", "adapter", false },         { "adapter", "adapter", false },
+    { "position", "position", false },          { "position_id", "position", false },
+    { "token", "token", false },                { "token_id", "token", false },
+    { "expert", "expert", false },              { "expert_id", "expert", false },
+};
+
+static id_range make_range(const char *name, double declared, const dtype_decl *d, kv_loc loc, bool from_project)
+{
+    id_range x = { .name = name, .max = declared, .declared = declared, .decl = d, .loc = loc };
+    for (size_t i = 0; i < sizeof range_kinds / sizeof *range_kinds; i++) {
+        if (strcmp(range_kinds[i].name, name) != 0)
+            continue;
+        x.family = range_kinds[i].family;
+        if (range_kinds[i].count && !from_project)
+            x.max = declared - 1;
+    }
+    return x;
+}
+
+static void add_range(resolver *r, void *vecp, id_range x)
+{
+    ARENA_VEC(id_range) *vec = vecp;
+    for (size_t i = 0; i < vec->n; i++)
+        if (!strcmp(vec->v[i].name, x.name))
+            return; /* the first source wins: deployment, then checkpoint, then .kvlint.yaml */
+    ARENA_PUSH(r->a, *vec, x);
+}
+
+/* ---- deployments ---- */
+
+typedef struct group_decls {
+    const char *path;
+    int group;
+    const char *engine, *carrier;
+    const dtype_decl *kv, *model, *scales, *skip, *first;
+    ARENA_VEC(const dtype_decl *) ranges;
+} group_decls;
+
+static void finish(resolver *r, const group_decls *g)
+{
+    const char *why;
+    const checkpoint *ck = checkpoint_of(r, g ? g->path : NULL, &why);
+    deployment d = { .rocm = r->rocm, .engine = g ? g->engine : NULL };
+    d.model = resolve_model(r, d.engine, g ? g->model : NULL, ck, why);
+    d.kv = resolve_kv(r, g ? g->kv : NULL, ck, &d.model);
+    ARENA_VEC(id_range) ranges = {0};
+    if (g) {
+        d.loc = g->first->loc;
+        d.name = arena_printf(r->a, "%s:%u (%s, %s)", g->path, g->first->loc.line, g->engine ? g->engine : "unknown",
+                              g->carrier ? g->carrier : "?");
+        if (g->scales) {
+            d.dynamic_kv_scales = g->scales->number != 0;
+            d.kv_scales_decl = g->scales;
+        }
+        d.skip_layers = g->skip ? g->skip->raw : NULL;
+        for (size_t i = 0; i < g->ranges.n; i++)
+            add_range(r, &ranges, make_range(g->ranges.v[i]->range_name, g->ranges.v[i]->number, g->ranges.v[i],
+                                             g->ranges.v[i]->loc, false));
+    } else {
+        d.name = "engine default";
+        if (ck && ck->model)
+            d.loc = ck->model->loc;
+    }
+    for (size_t i = 0; ck && i < ck->ranges.n; i++)
+        add_range(r, &ranges, make_range(ck->ranges.v[i]->range_name, ck->ranges.v[i]->number, ck->ranges.v[i],
+                                         ck->ranges.v[i]->loc, false));
+    for (size_t i = 0; r->proj && i < r->proj->ranges.n; i++)
+        add_range(r, &ranges, make_range(r->proj->ranges.v[i].name, r->proj->ranges.v[i].max, NULL,
+                                         r->proj->ranges.v[i].loc, true));
+    d.ranges = ranges.v;
+    d.nranges = ranges.n;
+    ARENA_PUSH(r->a, r->out, d);
+}
+
+static void take(group_decls *g, const dtype_decl *d, resolver *r)
+{
+    if (!g->first)
+        g->first = d;
+    if (!g->engine || !strcmp(g->engine, "unknown"))
+        g->engine = d->engine;
+    if (!g->carrier)
+        g->carrier = d->carrier;
+    switch (d->key) {
+    case DECL_KV_CACHE_DTYPE: g->kv = d; break;       /* the last one wins, as with argparse */
+    case DECL_MODEL_DTYPE: g->model = d; break;
+    case DECL_KV_SCALES: g->scales = d; break;
+    case DECL_SKIP_LAYERS: g->skip = d; break;
+    case DECL_ID_RANGE: ARENA_PUSH(r->a, g->ranges, d); break;
+    case DECL_KV_SCHEME:
+    case DECL_PLATFORM: break;
+    }
+}
+
+static void file_deployments(resolver *r, const file_facts *f)
+{
+    ARENA_VEC(int) seen = {0};
+    for (size_t i = 0; i < f->decls.n; i++) {
+        const dtype_decl *d = &f->decls.v[i];
+        if (is_checkpoint_carrier(d->carrier))
+            continue;
+        bool done = false;
+        for (size_t k = 0; k < seen.n && !done; k++)
+            done = seen.v[k] == d->group;
+        if (done)
+            continue;
+        ARENA_PUSH(r->a, seen, d->group);
+        group_decls g = { .path = f->path };
+        for (size_t j = i; j < f->decls.n; j++)
+            if (f->decls.v[j].group == d->group && !is_checkpoint_carrier(f->decls.v[j].carrier))
+                take(&g, &f->decls.v[j], r);
+        finish(r, &g);
+    }
+}
+
+static void engine_defaults(resolver *r)
+{
+    if (!r->proj || r->proj->assume_kv.n == 0 ||
+        (r->opt && r->opt->whatif_kv != KVN_DTYPE_INVALID)) {
+        finish(r, NULL);
+        return;
+    }
+    for (size_t i = 0; i < r->proj->assume_kv.n; i++) {
+        finish(r, NULL);
+        deployment *d = &r->out.v[r->out.n - 1];
+        d->kv = (resolved_dtype){ on_platform(r, NULL, r->proj->assume_kv.v[i]), NULL,
+                                  "assumed (.kvlint.yaml assume.kv_cache_dtype)", NULL };
+        d->name = arena_printf(r->a, "engine default, assumed KV %s", json_dtype_name(d->kv.dtype));
+    }
+}
+
+deployment_set *deployments_resolve(file_facts *const *files, size_t nfiles, const kv_project *proj,
+                                    const resolve_options *opt, diag_list *diags)
+{
+    (void)diags;
+    deployment_set *s = xcalloc(1, sizeof *s);
+    s->arena = arena_new();
+    resolver r = { .a = s->arena, .proj = proj, .opt = opt };
+    r.rocm = (opt && opt->rocm) || (proj && proj->rocm);
+    collect_checkpoints(&r, files, nfiles);
+    for (size_t f = 0; f < nfiles; f++)
+        file_deployments(&r, files[f]);
+    if (r.out.n == 0)
+        engine_defaults(&r);
+    s->v = r.out.v;
+    s->n = r.out.n;
+    return s;
+}
+
+void deployment_set_free(deployment_set *s)
+{
+    if (!s)
+        return;
+    arena_free(s->arena);
+    free(s);
+}
+
+const id_range *deployment_range(const deployment *d, const char *name, const char *family)
+{
+    if (!d)
+        return NULL;
+    for (size_t i = 0; name && i < d->nranges; i++)
+        if (!strcmp(d->ranges[i].name, name))
+            return &d->ranges[i];
+    /* by family: .kvlint.yaml's own names first (they were added last but state intent), then the
+     * tightest engine bound (max_model_len before max_position_embeddings) */
+    const id_range *best = NULL;
+    for (size_t i = 0; family && i < d->nranges; i++) {
+        const id_range *x = &d->ranges[i];
+        if (!x->family || strcmp(x->family, family) != 0)
+            continue;
+        if (!x->decl)
+            return x;
+        if (!best || x->max < best->max)
+            best = x;
+    }
+    return best;
+}
+
+/* ---- JSON ---- */
+
+static void json_resolved(json_writer *w, const char *key, const resolved_dtype *x)
+{
+    json_key(w, key);
+    json_object_begin(w);
+    json_kv_string(w, "dtype", x->dtype == KVN_DTYPE_INVALID ? NULL : json_dtype_name(x->dtype));
+    json_kv_string(w, "how", x->how);
+    if (x->unresolved)
+        json_kv_string(w, "unresolved", x->unresolved);
+    json_loc(w, "from", x->decl ? &x->decl->loc : NULL);
+    json_object_end(w);
+}
+
+void json_deployment(json_writer *w, const deployment *d)
+{
+    json_object_begin(w);
+    json_kv_string(w, "name", d->name);
+    json_kv_string(w, "engine", d->engine);
+    json_loc(w, "location", d->loc.path ? &d->loc : NULL);
+    json_resolved(w, "kv_cache_dtype", &d->kv);
+    json_resolved(w, "model_dtype", &d->model);
+    json_kv_bool(w, "dynamic_kv_scales", d->dynamic_kv_scales);
+    json_kv_bool(w, "rocm", d->rocm);
+    json_kv_string(w, "skip_layers", d->skip_layers);
+    json_key(w, "ranges");
+    json_array_begin(w);
+    for (size_t i = 0; i < d->nranges; i++) {
+        const id_range *x = &d->ranges[i];
+        json_object_begin(w);
+        json_kv_string(w, "name", x->name);
+        json_kv_number(w, "declared", x->declared);
+        json_kv_number(w, "max_id", x->max);
+        json_kv_string(w, "family", x->family);
+        json_loc(w, "from", x->loc.path ? &x->loc : NULL);
+        json_object_end(w);
+    }
+    json_array_end(w);
+    json_object_end(w);
+}

@@ -1,2 +1,14 @@
-src_libkvnumerics_a_SOURCES += src/numerics/numerics.h src/numerics/stub.c
-src_libkvlint_a_SOURCES += src/cli/stub_cast.c
+# The numerics library (libc/libm only) and the two subcommands that expose it: cast and dtypes.
+src_libkvnumerics_a_SOURCES += \
+	src/numerics/numerics.h src/numerics/internal.h \
+	src/numerics/fmt.c \
+	src/numerics/dtype.c \
+	src/numerics/store.c \
+	src/numerics/number.c
+src_libkvlint_a_SOURCES += src/cli/cmd_cast.c src/cli/cmd_dtypes.c
+
+check_PROGRAMS += tests/unit/check_numerics
+tests_unit_check_numerics_SOURCES = tests/unit/check_numerics.c
+tests_unit_check_numerics_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_numerics_LDADD = $(CHECK_TEST_LIBS)
+TESTS += tests/unit/check_numerics

@@ -117,8 +117,11 @@ kvn_dtype kvn_dtype_parse(const char *name, bool rocm);
 kvn_dtype kvn_dtype_by_fmt(kvn_fmt f);
 /* Comma-separated list of valid names for an error message (static storage). */
 const char *kvn_dtype_valid_names(void);
-/* Largest N with 0..N all exact in d (block formats: of the element format at scale 1). */
+/* Largest N with 0..N all exact in d (block formats: of the element format at scale 1).
+ * -1 when no such N exists or d is not modelled (e8m0, auto, unmodelled). */
 double kvn_dtype_int_exact_max(kvn_dtype d);
+/* Whether kvn_params.scale means anything for d (per-tensor scaled fp8, int8, nvfp4's k_scale). */
+bool kvn_dtype_takes_scale(kvn_dtype d);
 
 typedef struct kvn_params {
     kvn_overflow mode;

@@ -6,3 +6,9 @@ src_libkvlint_a_SOURCES += \
 	src/check/paths.c \
 	src/cli/check_common.c src/cli/check_common.h \
 	src/cli/cmd_check.c src/cli/cmd_matrix.c src/cli/cmd_explain.c
+
+check_PROGRAMS += tests/unit/check_eval
+tests_unit_check_eval_SOURCES = tests/unit/check_eval.c
+tests_unit_check_eval_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_eval_LDADD = $(CHECK_TEST_LIBS)
+TESTS += tests/unit/check_eval

@@ -107,7 +107,10 @@ static const char *scalar(loader *L, const yaml_node_t *n, const char *key)
         load_error(L, n, "'%s' must be a string", key);
         return NULL;
     }
-    return arena_strndup(L->set->arena, (const char *)n->data.scalar.value, n->data.scalar.length);
+    size_t len = n->data.scalar.length;
+    while (len && (n->data.scalar.value[len - 1] == '\n' || n->data.scalar.value[len - 1] == ' '))
+        len--; /* block scalars end in a newline */
+    return arena_strndup(L->set->arena, (const char *)n->data.scalar.value, len);
 }
 
 static bool number(loader *L, const yaml_node_t *n, const char *key, double *out)

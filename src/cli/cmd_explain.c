@@ -37,7 +37,7 @@ static kv_value example_value(kv_arena *a, const rule *r, kvn_dtype model)
     kv_value v = { .kind = VK_SENTINEL, .sym_scale = 1, .text = r->ex_value ? r->ex_value : "-1e9",
                    .origin = kv_loc_make(example_path, 1, 1, 0, 0) };
     bool b32;
-    if ((r->values >> VK_INTEGER & 1u) && !(r->values >> VK_SENTINEL & 1u)) {
+    if (r->family == FAM_STORE_INTEGER) {
         v.kind = VK_INTEGER;
         v.lo = 0;
         v.hi = r->ex_range;
@@ -64,8 +64,8 @@ static void build_example(const rule *r, file_facts *f, deployment *d)
     kv_loc l2 = kv_loc_make(example_path, 2, 5, 0, 0);
     kvn_dtype model = r->ex_model ? kvn_dtype_parse(r->ex_model, false) : kvn_dtype_by_fmt(KVN_BF16);
     *d = (deployment){ .name = "example", .engine = r->ex_engine,
-                       .kv = { .dtype = r->ex_kv ? kvn_dtype_parse(r->ex_kv, false) : model, .how = "example" },
-                       .model = { .dtype = model, .how = "example" } };
+                       .kv = { .dtype = r->ex_kv ? kvn_dtype_parse(r->ex_kv, false) : model, .how = "example deployment" },
+                       .model = { .dtype = model, .how = "example deployment" } };
     kv_value *v = arena_zalloc(a, 2 * sizeof *v);
     v[0] = example_value(a, r, model);
     v[1] = (kv_value){ .kind = VK_FLOAT, .lo = -3.5, .hi = 3.5, .text = "x", .sym_scale = 1 };
@@ -107,8 +107,9 @@ static void build_example(const rule *r, file_facts *f, deployment *d)
         break;
     }
     case FAM_DECL_INVALID: {
-        dtype_decl dd = { .key = DECL_KV_CACHE_DTYPE, .engine = "vllm", .dtype = KVN_DTYPE_INVALID,
-                          .raw = r->ex_value ? r->ex_value : "fp8_e4m3fn", .carrier = "cli", .loc = l2 };
+        const char *raw = r->ex_value ? r->ex_value : "fp8e4m3";
+        dtype_decl dd = { .key = DECL_KV_CACHE_DTYPE, .engine = "vllm", .dtype = kvn_dtype_parse(raw, false),
+                          .raw = raw, .carrier = "cli", .loc = l2 };
         ARENA_PUSH(a, f->decls, dd);
         break;
     }

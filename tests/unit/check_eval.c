@@ -1,0 +1,594 @@
+/*
+ * check_eval.c: unit tests for the rules area: rule-file loading (and its file:line errors) and
+ * every condition family evaluated on hand-built facts and deployments, with the real numerics
+ * and the real rules/ directory. The e2e tests cover the same through the front ends.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check/eval.h"
+#include "check/rules.h"
+#include "util/fsutil.h"
+
+static rule_set *rules;
+
+static const char *srcdir(void)
+{
+    const char *d = getenv("KVLINT_DATADIR");
+    return d && *d ? d : ".";
+}
+
+static void load_rules(void)
+{
+    kv_arena *a = arena_new();
+    diag_list dl;
+    diag_init(&dl, a);
+    rules = rule_set_new();
+    bool ok = rules_load_all(rules, srcdir(), NULL, 0, &dl);
+    for (size_t i = 0; i < dl.items.n; i++)
+        diag_print(stderr, &dl.items.v[i]);
+    arena_free(a);
+    ck_assert(ok);
+}
+
+static void free_rules(void)
+{
+    rule_set_free(rules);
+}
+
+/* ---- builders ---- */
+
+static kvn_dtype dt(const char *name)
+{
+    kvn_dtype d = kvn_dtype_parse(name, false);
+    ck_assert_int_ne(d, KVN_DTYPE_INVALID);
+    return d;
+}
+
+static dtype_decl kv_decl = { .key = DECL_KV_CACHE_DTYPE, .engine = "vllm", .raw = "x", .carrier = "vllm-config",
+                              .loc = { "deploy/serve.yaml", 3, 17, 0, 0 } };
+
+static deployment dep(const char *engine, const char *kv, const char *model)
+{
+    deployment d = { .name = "deploy/serve.yaml:1", .engine = engine, .loc = { "deploy/serve.yaml", 1, 1, 0, 0 } };
+    d.kv = (resolved_dtype){ .dtype = kv ? dt(kv) : KVN_DTYPE_INVALID, .decl = &kv_decl, .how = "declared",
+                             .unresolved = kv ? NULL : "auto without a checkpoint" };
+    d.model = (resolved_dtype){ .dtype = dt(model), .how = "auto: checkpoint torch_dtype" };
+    return d;
+}
+
+static kv_value sentinel(double x, const char *text, uint32_t line)
+{
+    return (kv_value){ .kind = VK_SENTINEL, .lo = x, .hi = x, .sym_scale = 1, .text = text,
+                       .origin = { "m.py", line, 12, line, 12 + (uint32_t)strlen(text) } };
+}
+
+static store_fact store(file_facts *f, const kv_value *v, size_t n, kv_operand op, const char *engine)
+{
+    kv_value *copy = arena_memdup(f->arena, v, n * sizeof *v);
+    store_fact s = { .loc = { "m.py", 30, 16, 0, 0 }, .family = SINK_ATTENTION_LAYER, .sink = "self.attn",
+                     .engine = engine, .operand = op, .tensor = op == OPERAND_KEY ? "k" : "v",
+                     .values = copy, .nvalues = n };
+    ARENA_PUSH(f->arena, f->stores, s);
+    return s;
+}
+
+static finding_list *run1(file_facts *f, const deployment *d, size_t nd, bool unused)
+{
+    deployment_set ds = { NULL, (deployment *)d, nd };
+    eval_options eo = { .warn_unused_ignores = unused };
+    return evaluate(rules, &f, 1, &ds, &eo);
+}
+
+static size_t count_rule(const finding_list *l, const char *id)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->v.n; i++)
+        n += strcmp(l->v.v[i].rule->id, id) == 0;
+    return n;
+}
+
+static const finding *first_of(const finding_list *l, const char *id)
+{
+    for (size_t i = 0; i < l->v.n; i++)
+        if (strcmp(l->v.v[i].rule->id, id) == 0)
+            return &l->v.v[i];
+    ck_abort_msg("no %s finding", id);
+    return NULL;
+}
+
+/* ---- rule files ---- */
+
+START_TEST(builtin_rules_load)
+{
+    ck_assert_uint_ge(rules->rules.n, 11);
+    const rule *r = rule_find(rules, "KV001");
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(r->name, "sentinel-overflow");
+    ck_assert_int_eq(r->severity, SEV_ERROR);
+    ck_assert_ptr_eq(rule_find(rules, "sentinel-saturates"), rule_find(rules, "KV002"));
+    ck_assert(rule_find(rules, "KV011")->default_off);
+}
+END_TEST
+
+static bool load_text(const char *text, diag_list *dl)
+{
+    char path[] = "/tmp/kvlint-rule-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    rule_set *s = rule_set_new();
+    bool ok = rules_load_file(s, path, dl);
+    rule_set_free(s);
+    unlink(path);
+    return ok;
+}
+
+static void expect_load_error(const char *text, uint32_t line, const char *needle)
+{
+    kv_arena *a = arena_new();
+    diag_list dl;
+    diag_init(&dl, a);
+    ck_assert(!load_text(text, &dl));
+    ck_assert_uint_ge(dl.items.n, 1);
+    ck_assert_uint_eq(dl.items.v[0].line, line);
+    ck_assert_msg(strstr(dl.items.v[0].msg, needle), "'%s' lacks '%s'", dl.items.v[0].msg, needle);
+    arena_free(a);
+}
+
+START_TEST(malformed_rule_files)
+{
+    expect_load_error("id: X1\nname: x\nsummary: s\nmessage: m\ncondition: {family: store-value}\nbogus: 1\n", 6, "unknown key");
+    expect_load_error("id: X1\nname: x\nsummary: s\nmessage: m\ncondition:\n  family: nope\n", 6, "unknown condition family");
+    expect_load_error("id: X1\nname: x\nsummary: s\nmessage: \"{nope}\"\ncondition: {family: arithmetic}\n", 4, "{nope}");
+    expect_load_error("id: X1\nname: x\nsummary: s\nmessage: m\ncondition: {family: store-value, outcomes: [boom]}\n", 5, "outcomes");
+    expect_load_error("id: X1\nname: [x\n", 3, "malformed");
+    expect_load_error("id: X1\nname: x\nsummary: s\nmessage: m\n", 1, "condition");
+    expect_load_error("id: X1\nname: x\nsummary: s\nseverity: fatal\nmessage: m\ncondition: {family: arithmetic}\n", 4, "severity");
+}
+END_TEST
+
+START_TEST(duplicate_rule_ids)
+{
+    kv_arena *a = arena_new();
+    diag_list dl;
+    diag_init(&dl, a);
+    rule_set *s = rule_set_new();
+    char *dir = fs_join(srcdir(), "rules");
+    ck_assert(rules_load_dir(s, dir, &dl));
+    ck_assert(rules_load_dir(s, dir, &dl));
+    ck_assert(!rule_set_finish(s, &dl));
+    ck_assert(strstr(dl.items.v[0].msg, "already defined"));
+    free(dir);
+    rule_set_free(s);
+    arena_free(a);
+}
+END_TEST
+
+/* ---- store-value: KV001, KV002, KV008 ---- */
+
+START_TEST(e5m2_mask_overflows_on_vllm)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v = sentinel(-1e9, "-1e9", 12);
+    store(f, &v, 1, OPERAND_KEY, "vllm");
+    deployment d = dep("vllm", "fp8_e5m2", "bfloat16");
+    finding_list *l = run1(f, &d, 1, false);
+    ck_assert_uint_eq(l->v.n, 1);
+    const finding *x = first_of(l, "KV001");
+    ck_assert_str_eq(x->loc.path, "m.py");
+    ck_assert_uint_eq(x->loc.line, 12);
+    ck_assert_msg(strstr(x->message, "-1e9 is stored as -57344 by vLLM's CUDA cache writer and as -inf by vLLM's Triton cache writer (fp8_e5m2, declared at deploy/serve.yaml:3:17); q.k then computes 0 * -inf = NaN. Store the mask"), "%s", x->message);
+    ck_assert(x->has_dtype_origin);
+    ck_assert_uint_eq(x->dtype_origin.line, 3);
+    ck_assert_uint_eq(x->nrelated, 2);
+    ck_assert_uint_eq(x->related[0].loc.line, 30);
+    ck_assert_uint_eq(x->nstored, 2);
+    ck_assert(isinf(x->stored[1].stored));
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+START_TEST(e4m3_key_mask_saturates_and_still_masks)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v = sentinel(-1e9, "-1e9", 12);
+    store(f, &v, 1, OPERAND_KEY, "vllm");
+    deployment d = dep("vllm", "fp8_e4m3", "bfloat16");
+    finding_list *l = run1(f, &d, 1, false);
+    ck_assert_uint_eq(l->v.n, 0);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+START_TEST(e4m3_value_sentinel_saturates)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v = sentinel(-1e9, "-1e9", 12);
+    store(f, &v, 1, OPERAND_VALUE, "vllm");
+    deployment d = dep("vllm", "fp8_e4m3", "bfloat16");
+    finding_list *l = run1(f, &d, 1, false);
+    ck_assert_uint_eq(l->v.n, 1);
+    const finding *x = first_of(l, "KV002");
+    ck_assert_int_eq(x->severity, SEV_WARNING);
+    ck_assert_msg(strstr(x->message, "as -448 by vLLM's CUDA cache writer and vLLM's Triton cache writer"), "%s", x->message);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+START_TEST(sglang_e4m3_cast_gives_nan)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v = sentinel(-1e9, "-1e9", 12);
+    store(f, &v, 1, OPERAND_KEY, "sglang");
+    deployment d = dep("sglang", "fp8_e4m3", "bfloat16");
+    finding_list *l = run1(f, &d, 1, false);
+    ck_assert_uint_eq(count_rule(l, "KV001"), 1);
+    ck_assert_uint_eq(count_rule(l, "KV002"), 0);
+    ck_assert(isnan(first_of(l, "KV001")->stored[0].stored));
+    ck_assert(strstr(first_of(l, "KV001")->message, "as NaN by a PyTorch cast (SGLang set_kv_buffer)"));
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+START_TEST(safe_dtypes_are_silent)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v[2] = { sentinel(-1e9, "-1e9", 12), { .kind = VK_FLOAT, .lo = -3.5, .hi = 3.5, .text = "keys" } };
+    store(f, v, 2, OPERAND_KEY, "vllm");
+    deployment d[2] = { dep("vllm", "bfloat16", "bfloat16"), dep("vllm", "float32", "bfloat16") };
+    finding_list *l = run1(f, d, 2, false);
+    ck_assert_uint_eq(l->v.n, 0);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+START_TEST(float16_cache_on_bf16_model_reinterprets)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v = sentinel(-1e9, "-1e9", 12);
+    store(f, &v, 1, OPERAND_KEY, "vllm");
+    deployment d = dep("vllm", "float16", "bfloat16");
+    finding_list *l = run1(f, &d, 1, false);
+    ck_assert_uint_eq(l->v.n, 1);
+    const finding *x = first_of(l, "KV008");
+    ck_assert_double_eq_tol(x->stored[0].stored, -25.7, 0.1);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+START_TEST(symbolic_finfo_min_follows_model_dtype)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v = sentinel(0, "torch.finfo(self.dtype).min", 12);
+    v.sym = SYM_FINFO_MIN;
+    v.sym_dtype = (dtype_ref){ .kind = DREF_MODEL, .text = "self.dtype" };
+    store(f, &v, 1, OPERAND_KEY, "transformers");
+    deployment ok = dep("transformers", "bfloat16", "bfloat16");
+    deployment bad = dep("transformers", "fp8_e5m2", "bfloat16");
+    finding_list *l = run1(f, &ok, 1, false);
+    ck_assert_uint_eq(l->v.n, 0);
+    finding_list_free(l);
+    l = run1(f, &bad, 1, false);
+    ck_assert_uint_eq(count_rule(l, "KV001"), 1);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+/* ---- store-integer: KV003, KV004 ---- */
+
+static kv_value adapter_ids(void)
+{
+    return (kv_value){ .kind = VK_INTEGER, .lo = 0, .hi_sym = "num_adapters", .family = "adapter",
+                       .text = "expert_ids.to(dtype)", .origin = { "m.py", 40, 18, 0, 0 } };
+}
+
+START_TEST(adapter_ids_beyond_e4m3_limit)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v = adapter_ids();
+    store(f, &v, 1, OPERAND_VALUE, "vllm");
+    id_range r20 = { .name = "num_adapters", .max = 20, .loc = { "config.json", 5, 19, 0, 0 } };
+    id_range r8 = { .name = "num_adapters", .max = 8, .loc = { "config.json", 5, 19, 0, 0 } };
+    deployment d = dep("vllm", "fp8_e4m3", "bfloat16");
+    d.ranges = &r20;
+    d.nranges = 1;
+    finding_list *l = run1(f, &d, 1, false);
+    ck_assert_uint_eq(l->v.n, 1);
+    const finding *x = first_of(l, "KV003");
+    ck_assert_msg(strstr(x->message, "up to 20 (num_adapters = 20, config.json:5:19)"), "%s", x->message);
+    ck_assert_msg(strstr(x->message, "only up to 16: 17 is stored as 16 by"), "%s", x->message);
+    ck_assert_uint_eq(x->nrelated, 3);
+    finding_list_free(l);
+    d.ranges = &r8;
+    l = run1(f, &d, 1, false);
+    ck_assert_uint_eq(l->v.n, 0);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+START_TEST(unknown_range_warns_with_hint)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v = adapter_ids();
+    store(f, &v, 1, OPERAND_VALUE, "vllm");
+    deployment d[2] = { dep("vllm", "fp8_e4m3", "bfloat16"), dep("vllm", "float32", "bfloat16") };
+    finding_list *l = run1(f, d, 2, false);
+    ck_assert_uint_eq(l->v.n, 1);
+    const finding *x = first_of(l, "KV004");
+    ck_assert_int_eq(x->severity, SEV_WARNING);
+    ck_assert_msg(strstr(x->message, "ranges: {num_adapters: N}"), "%s", x->message);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+START_TEST(position_cast_to_bf16)
+{
+    file_facts *f = file_facts_new("m.py");
+    intcast_fact c = { .loc = { "m.py", 50, 9, 0, 0 }, .api = ".to",
+                       .value = { .kind = VK_INTEGER, .lo = 0, .hi = 15962, .text = "positions",
+                                  .origin = { "m.py", 49, 5, 0, 0 } },
+                       .dtype = { .kind = DREF_MODEL, .text = "self.dtype", .loc = { "m.py", 50, 14, 0, 0 } } };
+    ARENA_PUSH(f->arena, f->casts, c);
+    deployment d = dep("vllm", "bfloat16", "bfloat16");
+    finding_list *l = run1(f, &d, 1, false);
+    ck_assert_uint_eq(count_rule(l, "KV003"), 1);
+    ck_assert_msg(strstr(first_of(l, "KV003")->message, "257 is stored as 256"), "%s", first_of(l, "KV003")->message);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+/* ---- scale-crush: KV005 ---- */
+
+START_TEST(mxfp4_block_crushes_neighbours)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v[2] = { sentinel(-1e9, "-1e9", 12), { .kind = VK_FLOAT, .lo = -3.5, .hi = 3.5, .text = "keys" } };
+    store_fact *s;
+    store(f, v, 2, OPERAND_KEY, "vllm");
+    s = &f->stores.v[0];
+    s->shares_block = true;
+    deployment d[2] = { dep("vllm", "mxfp4", "bfloat16"), dep("vllm", "fp8_e4m3", "bfloat16") };
+    d[1].dynamic_kv_scales = true;
+    finding_list *l = run1(f, d, 2, false);
+    ck_assert_uint_eq(count_rule(l, "KV005"), 2);
+    ck_assert_double_eq(first_of(l, "KV005")->stored[0].stored, 0);
+    finding_list_free(l);
+    s->shares_block = false;
+    l = run1(f, d, 2, false);
+    ck_assert_uint_eq(count_rule(l, "KV005"), 0);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+/* ---- construction: KV006 ---- */
+
+START_TEST(full_in_float16_raises)
+{
+    file_facts *f = file_facts_new("m.py");
+    construction_fact c = { .loc = { "m.py", 28, 13, 0, 0 }, .kind = CONS_SCALAR_FILL, .api = "torch.full",
+                            .value = sentinel(-1e9, "-1e9", 12),
+                            .dtype = { .kind = DREF_MODEL, .text = "model_dtype", .loc = { "m.py", 28, 50, 0, 0 } } };
+    ARENA_PUSH(f->arena, f->constructions, c);
+    deployment d[2] = { dep("vllm", "float16", "float16"), dep("vllm", "bfloat16", "bfloat16") };
+    finding_list *l = run1(f, d, 2, false);
+    ck_assert_uint_eq(l->v.n, 1);
+    ck_assert_msg(strstr(first_of(l, "KV006")->message, "at::Half without overflow"), "%s", l->v.v[0].message);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+START_TEST(finfo_float32_min_cast_down)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v = sentinel(0, "torch.finfo(torch.float32).min", 7);
+    v.sym = SYM_FINFO_MIN;
+    v.sym_dtype = (dtype_ref){ .kind = DREF_CONCRETE, .dtype = dt("float32"), .text = "torch.float32" };
+    construction_fact c = { .loc = { "m.py", 9, 13, 0, 0 }, .kind = CONS_TENSOR_CAST, .api = ".to", .value = v,
+                            .dtype = { .kind = DREF_CONCRETE, .dtype = dt("bfloat16"), .text = "torch.bfloat16",
+                                       .loc = { "m.py", 9, 20, 0, 0 } } };
+    ARENA_PUSH(f->arena, f->constructions, c);
+    finding_list *l = run1(f, NULL, 0, false);
+    ck_assert_uint_eq(count_rule(l, "KV006"), 1);
+    const finding *x = first_of(l, "KV006");
+    ck_assert_msg(strstr(x->message, "becomes -inf"), "%s", x->message);
+    ck_assert(x->has_dtype_origin);
+    ck_assert_uint_eq(x->dtype_origin.col, 20);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+/* ---- arithmetic: KV007 ---- */
+
+START_TEST(sentinel_arithmetic)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value mn = sentinel(0, "torch.finfo(torch.float16).min", 3);
+    mn.sym = SYM_FINFO_MIN;
+    mn.sym_dtype = (dtype_ref){ .kind = DREF_CONCRETE, .dtype = dt("float16"), .text = "torch.float16" };
+    dtype_ref f16 = { .kind = DREF_CONCRETE, .dtype = dt("float16"), .text = "torch.float16", .loc = { "m.py", 3, 40, 0, 0 } };
+    arith_fact plus = { .loc = { "m.py", 4, 5, 0, 0 }, .kind = ARITH_SENTINEL_PLUS, .a = mn,
+                        .b = { .kind = VK_UNKNOWN, .text = "scores" }, .dtype = f16 };
+    arith_fact small = plus;
+    small.loc.line = 5;
+    small.b = (kv_value){ .kind = VK_FLOAT, .lo = -8, .hi = 0, .text = "bias" };
+    arith_fact times = { .loc = { "m.py", 6, 5, 0, 0 }, .kind = ARITH_ZERO_TIMES_INF,
+                         .a = { .kind = VK_FLOAT, .lo = 0, .hi = 1, .text = "(1 - mask)" },
+                         .b = sentinel(-INFINITY, "float(\"-inf\")", 6), .dtype = f16 };
+    ARENA_PUSH(f->arena, f->ariths, plus);
+    ARENA_PUSH(f->arena, f->ariths, small);
+    ARENA_PUSH(f->arena, f->ariths, times);
+    finding_list *l = run1(f, NULL, 0, false);
+    ck_assert_uint_eq(count_rule(l, "KV007"), 2);
+    ck_assert_msg(strstr(l->v.v[0].message, "-inf for any x <= -16"), "%s", l->v.v[0].message);
+    ck_assert_msg(strstr(l->v.v[1].message, "NaN wherever (1 - mask) is 0"), "%s", l->v.v[1].message);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+/* ---- config-level: KV009, KV010 ---- */
+
+START_TEST(invalid_and_unresolved)
+{
+    file_facts *f = file_facts_new("deploy/k8s.yaml");
+    dtype_decl bad = { .key = DECL_KV_CACHE_DTYPE, .engine = "vllm", .dtype = KVN_DTYPE_INVALID, .raw = "fp9",
+                       .carrier = "k8s-args", .loc = { "deploy/k8s.yaml", 20, 15, 0, 0 } };
+    ARENA_PUSH(f->arena, f->decls, bad);
+    kv_value v = sentinel(-1e9, "-1e9", 12);
+    store(f, &v, 1, OPERAND_KEY, "vllm");
+    deployment d = dep("vllm", NULL, "bfloat16");
+    finding_list *l = run1(f, &d, 1, false);
+    ck_assert_uint_eq(count_rule(l, "KV009"), 1);
+    ck_assert_uint_eq(count_rule(l, "KV010"), 1);
+    ck_assert(strstr(first_of(l, "KV009")->message, "'fp9' is not a KV-cache dtype"));
+    ck_assert_int_eq(first_of(l, "KV010")->severity, SEV_NOTE);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+/* ---- joining, suppressions, order ---- */
+
+START_TEST(once_per_deployment_sorted)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v[2] = { sentinel(-1e9, "-1e9", 12), sentinel(-10000.0, "-10000.0", 5) };
+    store(f, v, 2, OPERAND_KEY, "vllm");
+    store(f, v, 1, OPERAND_KEY, "vllm");   /* the same value through the same sink twice */
+    f->stores.v[1].loc = f->stores.v[0].loc;
+    deployment d[2] = { dep("vllm", "fp8_e5m2", "bfloat16"), dep("vllm", "fp8_e5m2", "bfloat16") };
+    d[1].name = "deploy/other.yaml:1";
+    d[1].kv.how = "what-if --kv-cache-dtype";
+    d[1].kv.decl = NULL;
+    finding_list *l = run1(f, d, 2, false);
+    /* -1e9: e5m2 overflow under both deployments; -10000: fits e5m2 (max 57344), silent. */
+    ck_assert_uint_eq(l->v.n, 2);
+    ck_assert_uint_eq(l->v.v[0].loc.line, 12);
+    ck_assert(!l->v.v[1].has_dtype_origin || !l->v.v[0].has_dtype_origin);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+START_TEST(suppressions)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v = sentinel(-1e9, "-1e9", 12);
+    store(f, &v, 1, OPERAND_KEY, "vllm");
+    static const char *const ids[] = { "KV001", NULL };
+    static const char *const other[] = { "KV003", NULL };
+    ARENA_PUSH(f->arena, f->suppressions, ((suppression){ .line = 12, .col = 30, .ids = ids, .reason = "r" }));
+    ARENA_PUSH(f->arena, f->suppressions, ((suppression){ .line = 20, .col = 3, .ids = other }));
+    deployment d = dep("vllm", "fp8_e5m2", "bfloat16");
+    finding_list *l = run1(f, &d, 1, false);
+    ck_assert_uint_eq(l->v.n, 0);
+    ck_assert_uint_eq(l->suppressed, 1);
+    finding_list_free(l);
+    l = run1(f, &d, 1, true);
+    ck_assert_uint_eq(l->v.n, 1);
+    ck_assert_str_eq(l->v.v[0].rule->id, "KV011");
+    ck_assert_uint_eq(l->v.v[0].loc.line, 20);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+START_TEST(select_and_ignore)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v = sentinel(-1e9, "-1e9", 12);
+    store(f, &v, 1, OPERAND_KEY, "vllm");
+    deployment d = dep("vllm", "fp8_e5m2", "bfloat16");
+    deployment_set ds = { NULL, &d, 1 };
+    const char *ign[] = { "sentinel-overflow", NULL };
+    eval_options eo = { .ignore = ign };
+    finding_list *l = evaluate(rules, &f, 1, &ds, &eo);
+    /* With KV001 off, KV002 (which defers to it) reports the saturating CUDA path. */
+    ck_assert_uint_eq(count_rule(l, "KV001"), 0);
+    finding_list_free(l);
+    const char *sel[] = { "KV003", NULL };
+    eo = (eval_options){ .select = sel };
+    l = evaluate(rules, &f, 1, &ds, &eo);
+    ck_assert_uint_eq(l->v.n, 0);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+START_TEST(number_format)
+{
+    char b[64];
+    format_value(b, sizeof b, -1e9);
+    ck_assert_str_eq(b, "-1000000000");
+    format_value(b, sizeof b, -1e12);
+    ck_assert_str_eq(b, "-1e12");
+    format_value(b, sizeof b, -25.71875);
+    ck_assert_str_eq(b, "-25.71875");
+    format_value(b, sizeof b, -INFINITY);
+    ck_assert_str_eq(b, "-inf");
+    format_value(b, sizeof b, NAN);
+    ck_assert_str_eq(b, "NaN");
+    format_value(b, sizeof b, 1e-7);
+    ck_assert_str_eq(b, "1e-7");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("check");
+    TCase *t = tcase_create("rules");
+    tcase_add_unchecked_fixture(t, load_rules, free_rules);
+    tcase_add_test(t, builtin_rules_load);
+    tcase_add_test(t, malformed_rule_files);
+    tcase_add_test(t, duplicate_rule_ids);
+    tcase_add_test(t, e5m2_mask_overflows_on_vllm);
+    tcase_add_test(t, e4m3_key_mask_saturates_and_still_masks);
+    tcase_add_test(t, e4m3_value_sentinel_saturates);
+    tcase_add_test(t, sglang_e4m3_cast_gives_nan);
+    tcase_add_test(t, safe_dtypes_are_silent);
+    tcase_add_test(t, float16_cache_on_bf16_model_reinterprets);
+    tcase_add_test(t, symbolic_finfo_min_follows_model_dtype);
+    tcase_add_test(t, adapter_ids_beyond_e4m3_limit);
+    tcase_add_test(t, unknown_range_warns_with_hint);
+    tcase_add_test(t, position_cast_to_bf16);
+    tcase_add_test(t, mxfp4_block_crushes_neighbours);
+    tcase_add_test(t, full_in_float16_raises);
+    tcase_add_test(t, finfo_float32_min_cast_down);
+    tcase_add_test(t, sentinel_arithmetic);
+    tcase_add_test(t, invalid_and_unresolved);
+    tcase_add_test(t, once_per_deployment_sorted);
+    tcase_add_test(t, suppressions);
+    tcase_add_test(t, select_and_ignore);
+    tcase_add_test(t, number_format);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *r = srunner_create(suite());
+    srunner_set_fork_status(r, CK_NOFORK);
+    srunner_run_all(r, CK_ENV);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

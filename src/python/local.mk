@@ -1,1 +1,12 @@
-src_libkvlint_a_SOURCES += src/python/grammar.c src/python/grammar.h src/python/stub.c
+# The Python front end: tree-sitter-python syntax trees to facts (see src/python/pyfe.h).
+src_libkvlint_a_SOURCES += \
+	src/python/grammar.c src/python/grammar.h \
+	src/python/pyfe.h src/python/frontend.c \
+	src/python/pylex.c src/python/pysinks.c \
+	src/python/pyvalue.c src/python/pyvalue.h \
+	src/python/pyeval.c
+
+# The sink table, read at run time from $(pkgdatadir)/grammars/python. (Its own variable: this
+# fragment is included before grammars/local.mk, which defines dist_grammars_DATA.)
+pygrammarsdir = $(pkgdatadir)/grammars/python
+dist_pygrammars_DATA = grammars/python/sinks.tsv

@@ -1,0 +1,59 @@
+/*
+ * frontend.c: the Python front end as the scanner sees it (scan/frontend.h).
+ *
+ * init() loads the sink table once (read-only afterwards); index() lists a file's module
+ * constants without parsing; analyze() applies the prefilter, then parses with tree-sitter-python
+ * (one parser per call, so threads share nothing) and evaluates (pyeval.c). Suppression comments
+ * are collected lexically.
+ *
+ * The prefilter runs inside analyze() rather than in the scanner's prefilter slot because it needs
+ * the project's extra sinks and the other files' exported constants, which that slot cannot see;
+ * a prefiltered file is marked skipped like one the scanner dropped.
+ */
+#include <string.h>
+
+#include "python/pyfe.h"
+
+static void *python_init(const char *datadir, const struct kv_project *project, diag_list *diags)
+{
+    return py_state_load(datadir, project, diags);
+}
+
+static void python_fini(void *state)
+{
+    py_state_free(state);
+}
+
+static bool python_wants(const char *path, const char *head, size_t head_len)
+{
+    (void)head;
+    (void)head_len;
+    size_t l = strlen(path);
+    return (l > 3 && strcmp(path + l - 3, ".py") == 0) || (l > 4 && strcmp(path + l - 4, ".pyi") == 0);
+}
+
+static const void *python_index(const char *path, const char *data, size_t len, kv_arena *arena)
+{
+    (void)path;
+    return py_index_source(data, len, arena);
+}
+
+static void python_analyze(const char *path, const char *data, size_t len, const fe_context *ctx, file_facts *out)
+{
+    if (!py_prefilter(ctx ? ctx->state : NULL, ctx, data, len)) {
+        out->skipped = true;
+        return;
+    }
+    py_collect_suppressions(data, len, out->arena, out);
+    py_analyze_file(path, data, len, ctx, out);
+}
+
+const frontend python_frontend = {
+    .name = "python",
+    .init = python_init,
+    .fini = python_fini,
+    .wants = python_wants,
+    .prefilter = NULL,
+    .index = python_index,
+    .analyze = python_analyze,
+};

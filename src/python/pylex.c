@@ -1,0 +1,542 @@
+/*
+ * pylex.c: the Python front end's lexical layer (see pyfe.h).
+ *
+ * The prefilter is what makes a whole tree cheap: most Python files cannot hold a fact, and
+ * deciding that needs one pass over the bytes instead of a parse. It is sound because every fact
+ * the evaluator can emit needs a word the prefilter looks for, and both sides use the same word
+ * lists below:
+ *   store        a sink word (sink table, cache-tensor names, .kvlint.yaml sinks)
+ *   construction a sentinel: a literal >= PY_SENTINEL_MAGNITUDE, an infinity word, finfo/iinfo,
+ *                float("inf")-like strings, or a name another scanned file exports as a sentinel
+ *   arithmetic   a sentinel, as above
+ *   int-cast     a cast method after '.' AND an integer source (arange, argmax, ... or an id name)
+ *   dtype decl   LLM / EngineArgs / AsyncEngineArgs / Engine / set_default_dtype
+ *   suppression  a comment mentioning kvlint
+ * Words inside comments and strings do not count (the evaluator never looks there), except that
+ * string literals are checked for what float() would make of them. The soundness is tested on the
+ * fixtures and the standard library (tests/unit/check_python.c).
+ *
+ * This file does not parse: the index reads only top-level `NAME = <literal>` lines.
+ */
+#include "python/pyfe.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool word_in(const char *s, size_t n, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strlen(list[i]) == n && memcmp(list[i], s, n) == 0)
+            return true;
+    return false;
+}
+
+bool py_is_infinity_word(const char *s, size_t n)
+{
+    static const char *const w[] = { "inf", "Inf", "Infinity", "infty", "PINF", "NINF", NULL };
+    return word_in(s, n, w);
+}
+
+bool py_is_decl_callee(const char *s, size_t n)
+{
+    static const char *const w[] = { "LLM", "EngineArgs", "AsyncEngineArgs", "Engine", "set_default_dtype", NULL };
+    return word_in(s, n, w);
+}
+
+bool py_is_cast_method(const char *s, size_t n)
+{
+    static const char *const w[] = { "to", "half", "bfloat16", "float", "double", "type", "type_as", NULL };
+    return word_in(s, n, w);
+}
+
+bool py_is_int_source(const char *s, size_t n)
+{
+    static const char *const w[] = { "arange", "argmax", "argmin", "argsort", "randint", "randperm",
+                                     "nonzero", "searchsorted", "bucketize", "bincount", NULL };
+    return word_in(s, n, w);
+}
+
+/* ---- numbers ---- */
+
+bool py_parse_number(const char *s, size_t n, double *out)
+{
+    char buf[128];
+    size_t k = 0;
+    if (n == 0 || n >= sizeof buf)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '_')
+            continue;
+        if (s[i] == 'j' || s[i] == 'J')
+            return false;  /* complex */
+        buf[k++] = s[i];
+    }
+    buf[k] = '\0';
+    char *end = NULL;
+    if (k > 2 && buf[0] == '0' && strchr("xXoObB", buf[1])) {
+        int base = (buf[1] == 'x' || buf[1] == 'X') ? 16 : (buf[1] == 'o' || buf[1] == 'O') ? 8 : 2;
+        double v = 0;
+        for (size_t i = 2; i < k; i++) {
+            int d = isdigit((unsigned char)buf[i]) ? buf[i] - '0'
+                    : isxdigit((unsigned char)buf[i]) ? tolower((unsigned char)buf[i]) - 'a' + 10 : 99;
+            if (d >= base)
+                return false;
+            v = v * base + d;
+        }
+        *out = v;
+        return true;
+    }
+    if (!isdigit((unsigned char)buf[0]) && buf[0] != '.')
+        return false;
+    double v = strtod(buf, &end);
+    if (!end || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool py_float_string_special(const char *s, size_t n, double *out)
+{
+    while (n && isspace((unsigned char)*s))
+        s++, n--;
+    while (n && isspace((unsigned char)s[n - 1]))
+        n--;
+    if (n == 0 || n > 40)
+        return false;
+    const char *p = s;
+    size_t m = n;
+    double sign = 1;
+    if (*p == '+' || *p == '-') {
+        sign = *p == '-' ? -1 : 1;
+        p++, m--;
+    }
+    if ((m == 3 && strncasecmp(p, "inf", 3) == 0) || (m == 8 && strncasecmp(p, "infinity", 8) == 0)) {
+        *out = sign * INFINITY;
+        return true;
+    }
+    double v;
+    if (m && p[0] != '_' && py_parse_number(p, m, &v) && fabs(v) >= PY_SENTINEL_MAGNITUDE) {
+        *out = sign * v;
+        return true;
+    }
+    return false;
+}
+
+/* ---- name families ---- */
+
+static bool seg_in(const char *name, size_t n, const char *const *segs)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t j = i;
+        while (j < n && name[j] != '_')
+            j++;
+        for (size_t k = 0; segs[k]; k++)
+            if (strlen(segs[k]) == j - i && strncasecmp(segs[k], name + i, j - i) == 0)
+                return true;
+        i = j + 1;
+    }
+    return false;
+}
+
+const char *py_name_family(const char *name, size_t n)
+{
+    static const char *const idsuf[] = { "id", "ids", "idx", "idxs", "index", "indices", "mapping", NULL };
+    static const char *const adapter[] = { "adapter", "adapters", "lora", "loras", NULL };
+    static const char *const expert[] = { "expert", "experts", NULL };
+    static const char *const position[] = { "position", "positions", "pos", NULL };
+    static const char *const token[] = { "token", "tokens", "input", NULL };
+    static const char *const slot[] = { "slot", "slots", NULL };
+    if ((n == 9 && memcmp(name, "positions", 9) == 0) || (n == 8 && memcmp(name, "position", 8) == 0))
+        return "position";
+    if (!seg_in(name, n, idsuf))
+        return NULL;
+    if (seg_in(name, n, adapter))
+        return "adapter";
+    if (seg_in(name, n, expert))
+        return "expert";
+    if (seg_in(name, n, position))
+        return "position";
+    if (seg_in(name, n, slot))
+        return "slot";
+    if (seg_in(name, n, token))
+        return "token";
+    return NULL;
+}
+
+const char *const *py_family_bounds(const char *family, const double **adds)
+{
+    static const char *const adapter[] = { "num_adapters", "max_loras", "num_loras", NULL };
+    static const double adapter_add[] = { 0, 0, 0 };
+    static const char *const expert[] = { "num_experts", "num_local_experts", "num_adapters", NULL };
+    static const double expert_add[] = { -1, -1, 0 };
+    static const char *const position[] = { "max_model_len", "max_position_embeddings", "context_length", NULL };
+    static const double position_add[] = { -1, -1, -1 };
+    static const char *const token[] = { "vocab_size", NULL };
+    static const double token_add[] = { -1 };
+    static const char *const slot[] = { "num_slots", NULL };
+    static const double slot_add[] = { -1 };
+    static const char *const none[] = { NULL };
+    static const double none_add[] = { 0 };
+    struct { const char *f; const char *const *b; const double *a; } t[] = {
+        { "adapter", adapter, adapter_add }, { "expert", expert, expert_add },
+        { "position", position, position_add }, { "token", token, token_add }, { "slot", slot, slot_add },
+    };
+    for (size_t i = 0; family && i < sizeof t / sizeof *t; i++)
+        if (strcmp(t[i].f, family) == 0) {
+            *adds = t[i].a;
+            return t[i].b;
+        }
+    *adds = none_add;
+    return none;
+}
+
+/* ---- a tokenizer just good enough for words, numbers, strings and comments ---- */
+
+typedef enum lex_kind { LEX_END, LEX_WORD, LEX_NUMBER, LEX_STRING, LEX_COMMENT, LEX_PUNCT } lex_kind;
+
+typedef struct lexer {
+    const char *p, *end;
+    const char *tok;        /* token start */
+    size_t len;             /* token length (strings: content only) */
+    bool at_line_start;     /* the token is the first on its line, in column 0 */
+    uint32_t line;
+    const char *line_start;
+} lexer;
+
+static bool is_word_byte(unsigned char c)
+{
+    return isalnum(c) || c == '_' || c >= 0x80;
+}
+
+static bool is_string_prefix(const char *s, size_t n)
+{
+    if (n > 3)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!strchr("rRbBuUfFtT", s[i]))
+            return false;
+    return true;
+}
+
+static void lex_string(lexer *lx)
+{
+    char q = *lx->p;
+    bool triple = lx->end - lx->p >= 3 && lx->p[1] == q && lx->p[2] == q;
+    lx->p += triple ? 3 : 1;
+    lx->tok = lx->p;
+    while (lx->p < lx->end) {
+        char c = *lx->p;
+        if (c == '\\' && lx->p + 1 < lx->end) {
+            if (lx->p[1] == '\n')
+                lx->line++, lx->line_start = lx->p + 2;
+            lx->p += 2;
+            continue;
+        }
+        if (c == '\n') {
+            if (!triple)
+                break;  /* unterminated: stop at the line end */
+            lx->line++;
+            lx->line_start = lx->p + 1;
+        }
+        if (c == q && (!triple || (lx->end - lx->p >= 3 && lx->p[1] == q && lx->p[2] == q))) {
+            lx->len = (size_t)(lx->p - lx->tok);
+            lx->p += triple ? 3 : 1;
+            return;
+        }
+        lx->p++;
+    }
+    lx->len = (size_t)(lx->p - lx->tok);
+}
+
+static lex_kind lex_next(lexer *lx)
+{
+    for (;;) {
+        while (lx->p < lx->end && (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\r' || *lx->p == '\f'
+                                   || *lx->p == '\\' || *lx->p == '\n')) {
+            if (*lx->p == '\n')
+                lx->line++, lx->line_start = lx->p + 1;
+            lx->p++;
+        }
+        if (lx->p >= lx->end)
+            return LEX_END;
+        lx->at_line_start = lx->p == lx->line_start;
+        unsigned char c = (unsigned char)*lx->p;
+        lx->tok = lx->p;
+        if (c == '#') {
+            while (lx->p < lx->end && *lx->p != '\n')
+                lx->p++;
+            lx->len = (size_t)(lx->p - lx->tok);
+            return LEX_COMMENT;
+        }
+        if (c == '"' || c == '\'') {
+            lex_string(lx);
+            return LEX_STRING;
+        }
+        if (isdigit(c) || (c == '.' && lx->p + 1 < lx->end && isdigit((unsigned char)lx->p[1]))) {
+            bool hex = c == '0' && lx->p + 1 < lx->end && (lx->p[1] == 'x' || lx->p[1] == 'X');
+            lx->p++;
+            while (lx->p < lx->end) {
+                unsigned char d = (unsigned char)*lx->p;
+                if (isalnum(d) || d == '_' || d == '.')
+                    lx->p++;
+                else if ((d == '+' || d == '-') && !hex && (lx->p[-1] == 'e' || lx->p[-1] == 'E'))
+                    lx->p++;
+                else
+                    break;
+            }
+            lx->len = (size_t)(lx->p - lx->tok);
+            return LEX_NUMBER;
+        }
+        if (is_word_byte(c)) {
+            while (lx->p < lx->end && is_word_byte((unsigned char)*lx->p))
+                lx->p++;
+            lx->len = (size_t)(lx->p - lx->tok);
+            if (lx->p < lx->end && (*lx->p == '"' || *lx->p == '\'') && is_string_prefix(lx->tok, lx->len)) {
+                lex_string(lx);
+                return LEX_STRING;
+            }
+            return LEX_WORD;
+        }
+        lx->p++;
+        lx->len = 1;
+        return LEX_PUNCT;
+    }
+}
+
+static void lex_init(lexer *lx, const char *data, size_t len)
+{
+    memset(lx, 0, sizeof *lx);
+    lx->p = data;
+    lx->end = data + len;
+    lx->line = 1;
+    lx->line_start = data;
+}
+
+/* ---- prefilter ---- */
+
+static bool comment_mentions_kvlint(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 6 <= n; i++)
+        if (strncasecmp(s + i, "kvlint", 6) == 0)
+            return true;
+    return false;
+}
+
+static bool is_exported_sentinel(const fe_context *ctx, const char *s, size_t n)
+{
+    if (!ctx)
+        return false;
+    for (size_t i = 0; i < ctx->nindexes; i++) {
+        const py_exports *ex = ctx->indexes[i].exports;
+        for (size_t k = 0; ex && k < ex->n; k++)
+            if (ex->v[k].sentinel && strlen(ex->v[k].name) == n && memcmp(ex->v[k].name, s, n) == 0)
+                return true;
+    }
+    return false;
+}
+
+bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, size_t len)
+{
+    lexer lx;
+    lex_init(&lx, data, len);
+    bool cast = false, int_source = false;
+    char prev = 0;  /* previous punctuation, 0 after a word/number/string */
+    double v;
+    for (lex_kind k; (k = lex_next(&lx)) != LEX_END;) {
+        switch (k) {
+        case LEX_COMMENT:
+            if (comment_mentions_kvlint(lx.tok, lx.len))
+                return true;
+            continue;  /* a comment does not change `prev` */
+        case LEX_STRING:
+            if (py_float_string_special(lx.tok, lx.len, &v))
+                return true;
+            break;
+        case LEX_NUMBER:
+            if (py_parse_number(lx.tok, lx.len, &v) && fabs(v) >= PY_SENTINEL_MAGNITUDE)
+                return true;
+            break;
+        case LEX_WORD: {
+            const char *w = lx.tok;
+            size_t n = lx.len;
+            if (py_is_infinity_word(w, n) || (n == 5 && (memcmp(w, "finfo", 5) == 0 || memcmp(w, "iinfo", 5) == 0))
+                || py_is_decl_callee(w, n) || (st && py_is_sink_word(st, w, n)) || is_exported_sentinel(ctx, w, n))
+                return true;
+            if (prev == '.' && py_is_cast_method(w, n))
+                cast = true;
+            if (py_is_int_source(w, n) || py_name_family(w, n))
+                int_source = true;
+            if (cast && int_source)
+                return true;
+            break;
+        }
+        case LEX_PUNCT:
+            prev = *lx.tok;
+            continue;
+        case LEX_END:
+            break;
+        }
+        prev = 0;
+    }
+    return false;
+}
+
+/* ---- suppressions ---- */
+
+bool py_parse_suppression(const char *comment, size_t n, kv_arena *a, suppression *out)
+{
+    const char *end = comment + n;
+    const char *p = comment;
+    while (p < end && (*p == '#' || *p == ' ' || *p == '\t'))
+        p++;
+    if (end - p < 7 || strncmp(p, "kvlint:", 7) != 0)
+        return false;
+    p += 7;
+    while (p < end && *p == ' ')
+        p++;
+    if (end - p < 6 || strncmp(p, "ignore", 6) != 0)
+        return false;
+    p += 6;
+    memset(out, 0, sizeof *out);
+    if (p < end && *p == '[') {
+        const char *close = memchr(p, ']', (size_t)(end - p));
+        if (!close)
+            return false;
+        ARENA_VEC(const char *) ids = {0};
+        const char *q = p + 1;
+        while (q < close) {
+            while (q < close && (*q == ' ' || *q == ','))
+                q++;
+            const char *s = q;
+            while (q < close && *q != ',' && *q != ' ')
+                q++;
+            if (q > s)
+                ARENA_PUSH(a, ids, arena_strndup(a, s, (size_t)(q - s)));
+        }
+        ARENA_PUSH(a, ids, NULL);
+        out->ids = ids.v;
+        p = close + 1;
+    }
+    const char *dash = NULL;
+    for (const char *q = p; q + 1 < end; q++)
+        if (q[0] == '-' && q[1] == '-') {
+            dash = q + 2;
+            break;
+        }
+    if (dash) {
+        while (dash < end && *dash == ' ')
+            dash++;
+        const char *e = end;
+        while (e > dash && isspace((unsigned char)e[-1]))
+            e--;
+        if (e > dash)
+            out->reason = arena_strndup(a, dash, (size_t)(e - dash));
+    }
+    return true;
+}
+
+/* ---- index: top-level NAME = <literal> ---- */
+
+/* After `NAME =` (or `NAME: T =`): [-] number | [-] float("...") | [-] <module>.<infinity word>. */
+static bool lex_constant_rhs(lexer *lx, double *out, bool *sentinel)
+{
+    double sign = 1;
+    lex_kind k = lex_next(lx);
+    if (k == LEX_PUNCT && (*lx->tok == '-' || *lx->tok == '+')) {
+        sign = *lx->tok == '-' ? -1 : 1;
+        k = lex_next(lx);
+    }
+    double v;
+    if (k == LEX_NUMBER && py_parse_number(lx->tok, lx->len, &v)) {
+        *out = sign * v;
+        *sentinel = fabs(v) >= PY_SENTINEL_MAGNITUDE;
+    } else if (k == LEX_WORD && lx->len == 5 && memcmp(lx->tok, "float", 5) == 0) {
+        if (lex_next(lx) != LEX_PUNCT || *lx->tok != '(' || lex_next(lx) != LEX_STRING
+            || !py_float_string_special(lx->tok, lx->len, &v))
+            return false;
+        if (lex_next(lx) != LEX_PUNCT || *lx->tok != ')')
+            return false;
+        *out = sign * v;
+        *sentinel = true;
+    } else if (k == LEX_WORD) {
+        if (lex_next(lx) != LEX_PUNCT || *lx->tok != '.' || lex_next(lx) != LEX_WORD
+            || !py_is_infinity_word(lx->tok, lx->len))
+            return false;
+        *out = sign * (lx->tok[0] == 'N' ? -INFINITY : INFINITY);
+        *sentinel = true;
+    } else {
+        return false;
+    }
+    /* The statement must end here: a newline (or ';' / a comment) follows. */
+    const char *q = lx->p;
+    while (q < lx->end && (*q == ' ' || *q == '\t' || *q == '\r'))
+        q++;
+    return q >= lx->end || *q == '\n' || *q == '#' || *q == ';';
+}
+
+const py_exports *py_index_source(const char *data, size_t len, kv_arena *arena)
+{
+    ARENA_VEC(py_export) out = {0};
+    lexer lx;
+    lex_init(&lx, data, len);
+    int depth = 0;  /* bracket depth: a line start inside brackets is not a statement */
+    for (lex_kind k; (k = lex_next(&lx)) != LEX_END;) {
+        if (k == LEX_PUNCT) {
+            if (strchr("([{", *lx.tok))
+                depth++;
+            else if (strchr(")]}", *lx.tok) && depth > 0)
+                depth--;
+            continue;
+        }
+        if (k != LEX_WORD || !lx.at_line_start || depth != 0)
+            continue;
+        const char *name = lx.tok;
+        size_t nlen = lx.len;
+        uint32_t line = lx.line, col = (uint32_t)(lx.tok - lx.line_start) + 1;
+        lexer save = lx;
+        k = lex_next(&lx);
+        if (k == LEX_PUNCT && *lx.tok == ':') {  /* NAME: type = value (a simple type only) */
+            if (lex_next(&lx) != LEX_WORD) {
+                lx = save;
+                continue;
+            }
+            k = lex_next(&lx);
+        }
+        if (k == LEX_PUNCT && *lx.tok == '=' && (lx.p >= lx.end || *lx.p != '=')) {
+            const char *rhs = lx.p;
+            double v;
+            bool sentinel = false;
+            if (lex_constant_rhs(&lx, &v, &sentinel)) {
+                while (rhs < lx.p && (*rhs == ' ' || *rhs == '\t'))
+                    rhs++;
+                py_export e = { arena_strndup(arena, name, nlen), v, sentinel,
+                                arena_strndup(arena, rhs, (size_t)(lx.p - rhs)), line, col };
+                ARENA_PUSH(arena, out, e);
+                continue;
+            }
+        }
+        lx = save;
+    }
+    py_exports *ex = arena_zalloc(arena, sizeof *ex);
+    ex->v = out.v;
+    ex->n = out.n;
+    return ex;
+}
+
+void py_collect_suppressions(const char *data, size_t len, kv_arena *a, file_facts *out)
+{
+    lexer lx;
+    lex_init(&lx, data, len);
+    for (lex_kind k; (k = lex_next(&lx)) != LEX_END;) {
+        suppression s;
+        if (k == LEX_COMMENT && py_parse_suppression(lx.tok, lx.len, a, &s)) {
+            s.line = lx.line;
+            s.col = (uint32_t)(lx.tok - lx.line_start) + 1;
+            ARENA_PUSH(a, out->suppressions, s);
+        }
+    }
+}

@@ -1,0 +1,84 @@
+/*
+ * pyvalue.h: the abstract values of the Python evaluator (internal to src/python/).
+ *
+ * An aval is what the evaluator knows about one Python expression: a set of known values (each a
+ * kv_value with its origin and the steps it took), a flag saying the object may also hold values
+ * that are not listed, and, for tensors, the dtype it is built in. Other avals stand for the
+ * non-numeric objects the analysis needs to follow: dtypes, strings, torch.finfo objects, modules,
+ * imported names, functions, classes, and instances of sink classes (vLLM Attention).
+ *
+ * Every aval lives in the file's arena; avals are values (copied freely), their arrays are never
+ * mutated after creation. This file knows nothing about tree-sitter.
+ */
+#ifndef KV_PYVALUE_H
+#define KV_PYVALUE_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "python/pyfe.h"
+
+enum { PV_MAX_VALUES = 8, PV_MAX_STEPS = 12, PV_MAX_ELEMS = 16 };
+
+/* One known value and the construction fact it went through (1-based index, 0 if none). */
+typedef struct pv {
+    kv_value v;
+    size_t cons;
+} pv;
+
+typedef enum av_tag {
+    AV_VALUES,   /* a number or tensor: vals[] plus `other` */
+    AV_DTYPE,    /* a dtype: .dtype */
+    AV_STR,      /* a string constant: .str */
+    AV_FINFO,    /* torch.finfo(D) / torch.iinfo(D): .dtype, .iinfo */
+    AV_MODULE,   /* torch, math, numpy, torch.nn.functional, ...: .str is "torch" or "math" */
+    AV_IMPORT,   /* a name imported from elsewhere: .str is its dotted origin */
+    AV_SINKOBJ,  /* an instance of a sink class: .sink */
+    AV_SEQ,      /* tuple or list: elems[] */
+    AV_FUNC,     /* a function of this file: .node_id */
+    AV_CLASS     /* a class of this file: .node_id */
+} av_tag;
+
+typedef struct aval {
+    av_tag tag;
+    bool other;       /* AV_VALUES: may hold values that are not listed (unknown) */
+    bool tensor;      /* known to be a tensor */
+    bool binary;      /* every element is 0 or 1 (a bool mask, or one cast to a float dtype) */
+    bool intdtype;    /* tensor (or AV_DTYPE) of an integer or bool dtype */
+    bool iinfo;       /* AV_FINFO: torch.iinfo */
+    bool has_dtype;   /* AV_VALUES: dtype below is what the tensor is built in */
+    unsigned char n;
+    const pv *vals;
+    dtype_ref dtype;
+    const char *str;
+    const py_sink *sink;
+    const struct aval *elems;
+    size_t nelems;
+    size_t node_id;   /* AV_FUNC / AV_CLASS: index into the evaluator's node table */
+} aval;
+
+aval av_unknown(void);
+aval av_unknown_tensor(void);
+aval av_const(kv_arena *a, const kv_value *v);
+bool av_is_unknown(const aval *x);
+bool av_has_sentinel(const aval *x);
+bool av_has_integer(const aval *x);
+/* The single concrete value of a constant (one value, not other, lo == hi), if any. */
+bool av_single(const aval *x, double *out);
+
+/* Union of two value sets (branch join, torch.cat, where); keeps a's dtype if b agrees. */
+aval av_join(kv_arena *a, const aval *x, const aval *y);
+/* Add one step to every value. what is copied by the caller into the arena. */
+aval av_step(kv_arena *a, const aval *x, kv_loc loc, const char *what);
+/* Arithmetic. op is one of "+", "-", "*", "/", "**", "neg". Values that cannot be followed
+ * (NaN, unknown operands) turn into `other`. */
+aval av_arith(kv_arena *a, const char *op, const aval *x, const aval *y, kv_loc where, const char *text);
+aval av_negate(kv_arena *a, const aval *x, kv_loc where, const char *text);
+/* x times a 0/1 tensor: every value v becomes [min(0, lo), max(0, hi)], and 0 is held too. */
+aval av_times_binary(kv_arena *a, const aval *x);
+/* Drop the sentinels (torch.maximum(x, finfo.min) and clamp keep x's other values). */
+aval av_without_sentinels(kv_arena *a, const aval *x);
+
+/* Integer hull of x's integer values (for an int-cast fact). */
+bool av_integer_hull(const aval *x, kv_value *out);
+
+#endif

@@ -98,7 +98,8 @@ static void analyze(const char *path, const char *data, size_t len, const fe_con
         return;
     }
     cfg_suppressions(&c, c.src->data, len);
-    qsort(out->decls.v, out->decls.n, sizeof *out->decls.v, by_position);
+    if (out->decls.n > 1)
+        qsort(out->decls.v, out->decls.n, sizeof *out->decls.v, by_position);
 }
 
 const frontend config_frontend = {

@@ -1,0 +1,53 @@
+#!/bin/sh
+# config_facts.sh: `kvlint facts --format json` on every config fixture (tests/fixtures/config/<case>),
+# compared with tests/fixtures/config/golden/<case>.golden (JSON on stdout, then diagnostics), plus the
+# options that change resolution (--model-config, --platform, what-ifs, .kvlint.yaml).
+. "$top_srcdir/tests/e2e/lib.sh"
+cfg="$fixtures/config"
+golden="$cfg/golden"
+
+# run NAME DIR ARGS...: facts in DIR, stdout + "--- stderr" + stderr into $tmpdir/NAME.out
+run() {
+    name=$1 dir=$2
+    shift 2
+    (cd "$dir" && "$KVLINT" facts --format json "$@" >"$tmpdir/$name.out" 2>"$tmpdir/$name.err")
+    status=$?
+    { echo "--- stderr"; cat "$tmpdir/$name.err"; } >>"$tmpdir/$name.out"
+    return $status
+}
+
+for case in vllm-config k8s helm kserve compose ci sglang trtllm checkpoint docker robust unrelated; do
+    run "$case" "$cfg/$case" .
+    expect_status "$case: exit" 0 $?
+    compare_golden "$case: facts" "$golden/$case.golden" "$tmpdir/$case.out"
+done
+
+# Precision: unrelated YAML (dataset card, training recipe, CI matrix, package.json) declares nothing.
+expect_contains "unrelated: no dtypes" "$tmpdir/unrelated.out" '"dtypes": []'
+
+# Resolution options.
+run model-config "$cfg/k8s" --model-config ../checkpoint/config.json .
+expect_status "model-config: exit" 0 $?
+compare_golden "model-config: auto resolves from the named checkpoint" "$golden/model-config.golden" "$tmpdir/model-config.out"
+
+run rocm "$cfg/k8s" --platform rocm .
+expect_contains "rocm: fp8 is e4m3fnuz" "$tmpdir/rocm.out" '"dtype": "fp8_e4m3fnuz"'
+expect_contains "rocm: flag in deployments" "$tmpdir/rocm.out" '"rocm": true'
+
+run whatif "$cfg/checkpoint" --kv-cache-dtype fp8_e5m2 --dtype float16 .
+expect_contains "what-if kv" "$tmpdir/whatif.out" '"how": "what-if --kv-cache-dtype"'
+expect_contains "what-if model" "$tmpdir/whatif.out" '"how": "what-if --dtype"'
+
+# .kvlint.yaml: assume, ranges, platform, and errors with line:col.
+run project "$cfg/project/good" .
+expect_status "project: exit" 0 $?
+compare_golden "project: assume and ranges" "$golden/project.golden" "$tmpdir/project.out"
+
+run project-bad "$cfg/project/bad" .
+expect_status "bad project: exit 2" 2 $?
+expect_contains "bad project: unknown key at line:col" "$tmpdir/project-bad.out" \
+    ".kvlint.yaml:3:1: error: unknown key 'platfrom'"
+expect_contains "bad project: bad dtype at line:col" "$tmpdir/project-bad.out" \
+    ".kvlint.yaml:5:10: error: assume: unknown dtype 'bfloat17'"
+
+finish

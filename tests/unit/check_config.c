@@ -1,0 +1,428 @@
+/*
+ * check_config.c: unit tests for the config front end's parts (shell splitter, glob, the
+ * positioned YAML reader), the .kvlint.yaml loader and deployment resolution. End-to-end
+ * behaviour on real config files is in tests/e2e/config_facts.sh.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config/project.h"
+#include "config/shellwords.h"
+#include "config/ytree.h"
+#include "resolve/deploy.h"
+#include "scan/frontend.h"
+#include "util/strbuf.h"
+
+/* ---- shell words ---- */
+
+static sh_cmds split(kv_arena *a, const char *s, int flags)
+{
+    sh_cmds out = {0};
+    sh_split(s, strlen(s), 0, flags, a, &out);
+    return out;
+}
+
+START_TEST(shell_quotes_continuations_comments)
+{
+    kv_arena *a = arena_new();
+    const char *s = "vllm serve m \\\n  --dtype 'half' \\\n  # --kv-cache-dtype fp8\n--max-model-len \"1k\"";
+    sh_cmds c = split(a, s, 0);
+    ck_assert_uint_eq(c.n, 2); /* the comment ends the first command, as in bash */
+    ck_assert_uint_eq(c.v[0].n, 5);
+    ck_assert_str_eq(c.v[0].w[4].text, "half");
+    ck_assert_int_eq(c.v[0].w[4].shift, 1);
+    ck_assert_uint_eq(c.v[0].w[4].off + 1, (size_t)(strstr(s, "half") - s));
+    ck_assert_str_eq(c.v[1].w[1].text, "1k");
+    for (size_t i = 0; i < c.n; i++)
+        for (size_t k = 0; k < c.v[i].n; k++)
+            ck_assert_ptr_null(strstr(c.v[i].w[k].text, "fp8"));
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(shell_bash_c_recursion_keeps_positions)
+{
+    kv_arena *a = arena_new();
+    const char *s = "exec bash -lc \"vllm serve m --kv-cache-dtype fp8\" && echo done";
+    sh_cmds c = split(a, s, 0);
+    ck_assert_uint_ge(c.n, 2);
+    const sh_cmd *inner = &c.v[1];
+    ck_assert_str_eq(inner->w[0].text, "vllm");
+    ck_assert_str_eq(inner->w[4].text, "fp8");
+    ck_assert_uint_eq(inner->w[4].off, (size_t)(strstr(s, "fp8") - s));
+    ck_assert_int_eq(inner->w[4].shift, 0);
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(shell_variables_and_separators)
+{
+    kv_arena *a = arena_new();
+    sh_cmds c = split(a, "A=1 vllm serve $MODEL --dtype ${DT:-half}; echo `date` | tee x", 0);
+    ck_assert_uint_eq(c.n, 3);
+    ck_assert(c.v[0].w[3].var);
+    ck_assert_str_eq(c.v[0].w[5].text, "${DT:-half}");
+    ck_assert(c.v[0].w[5].var);
+    sh_cmds d = split(a, "--dtype=half,--kv-cache-dtype=fp8", SH_COMMA_IS_SPACE);
+    ck_assert_uint_eq(d.n, 1);
+    ck_assert_uint_eq(d.v[0].n, 2);
+    sh_cmds e = split(a, "a\nb", SH_NEWLINE_IS_SPACE);
+    ck_assert_uint_eq(e.n, 1);
+    sh_cmds f = split(a, "unterminated 'quote", 0);
+    ck_assert_uint_eq(f.n, 1);
+    arena_free(a);
+}
+END_TEST
+
+/* ---- glob ---- */
+
+START_TEST(glob_dialect)
+{
+    ck_assert(kv_glob_match("deploy/**/*.yaml", "deploy/a/b/c.yaml"));
+    ck_assert(kv_glob_match("deploy/**/*.yaml", "deploy/c.yaml"));
+    ck_assert(!kv_glob_match("deploy/*.yaml", "deploy/a/c.yaml"));
+    ck_assert(kv_glob_match("**/config.json", "models/x/config.json"));
+    ck_assert(kv_glob_match("**/config.json", "config.json"));
+    ck_assert(kv_glob_match("vendor/**", "vendor/a/b.py"));
+    ck_assert(kv_glob_match("?.py", "a.py"));
+    ck_assert(!kv_glob_match("?.py", "/.py"));
+    ck_assert(kv_glob_match("./src/*.py", "src/a.py"));
+    ck_assert(!kv_glob_match("*.py", "src/a.py"));
+}
+END_TEST
+
+/* ---- positioned YAML ---- */
+
+START_TEST(ytree_byte_columns_bom_and_repair)
+{
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    const char *text = "\xEF\xBB\xBF" "k\xC3\xA9y: \xC3\xA9 v\n\xFFx: 'q'\n";
+    ystream *st = ytree_parse("t.yaml", text, strlen(text), a, &d, DIAG_WARNING);
+    ck_assert_uint_eq(d.items.n, 0);
+    ck_assert_uint_eq(st->ndocs, 1);
+    const ynode *root = st->docs[0].root;
+    ck_assert_uint_eq(root->nkids, 4);
+    ypos p = ytree_pos(&st->src, root->kids[1]->start);
+    ck_assert_uint_eq(p.line, 1);
+    ck_assert_uint_eq(p.col, 7); /* bytes after the BOM: k, 2-byte e-acute, y, :, space */
+    ck_assert_str_eq(root->kids[2]->val, "?x");
+    p = ytree_pos(&st->src, root->kids[3]->start);
+    ck_assert_uint_eq(p.line, 2);
+    ck_assert_uint_eq(p.col, 5);
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(ytree_aliases_are_bounded)
+{
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    strbuf sb = STRBUF_INIT;
+    sb_adds(&sb, "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for (int i = 1; i < 30; i++) {
+        sb_addf(&sb, "a%d: &a%d [", i, i);
+        for (int k = 0; k < 10; k++)
+            sb_addf(&sb, "%s*a%d", k ? ", " : "", i - 1);
+        sb_adds(&sb, "]\n");
+    }
+    ystream *st = ytree_parse("b.yaml", sb_str(&sb), sb.len, a, &d, DIAG_WARNING);
+    ck_assert_uint_lt(st->nnodes, 1000);
+    ywalk w;
+    ywalk_init(&w, st);
+    /* walk everything depth-first through aliases: must stop on the budget */
+    const ynode *stack[4096];
+    size_t top = 0, visits = 0;
+    stack[top++] = st->docs[0].root;
+    while (top) {
+        const ynode *n = ywalk_deref(&w, stack[--top]);
+        if (!n)
+            continue;
+        visits++;
+        for (size_t i = 0; i < n->nkids && top < 4096; i++)
+            stack[top++] = n->kids[i];
+    }
+    ck_assert(w.exhausted);
+    ck_assert_uint_lt(visits, 64 * st->nnodes + 100000 + 1);
+    sb_release(&sb);
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(ytree_malformed_reports_line_col)
+{
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    const char *text = "a: 1\n---\nb: [1, 2\n";
+    ystream *st = ytree_parse("m.yaml", text, strlen(text), a, &d, DIAG_WARNING);
+    ck_assert_uint_eq(d.items.n, 1);
+    ck_assert_uint_ge(d.items.v[0].line, 3);
+    ck_assert_uint_eq(st->ndocs, 1); /* the good first document is kept, the broken one dropped */
+    arena_free(a);
+}
+END_TEST
+
+/* ---- .kvlint.yaml ---- */
+
+static char *write_temp(const char *text)
+{
+    char *path = strdup("/tmp/kvlint-project-XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+START_TEST(project_reads_every_key)
+{
+    char *path = write_temp("include: [src/**]\nexclude: vendor\nsinks:\n  - {name: my_write, key: 1, value: val}\n"
+                            "ranges: {adapter_id: {max: 31}, position: 4095}\n"
+                            "assume: {kv_cache_dtype: [fp8_e4m3, bfloat16], dtype: bfloat16}\n"
+                            "deployments: [deploy/**/*.yaml]\nplatform: rocm\nrules: {select: [KV001], ignore: [KV009]}\n"
+                            "max_file_size: 2M\n");
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    kv_project *p = project_load(path, &d);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(d.items.n, 0);
+    ck_assert_uint_eq(p->include.n, 1);
+    ck_assert_uint_eq(p->exclude.n, 1);
+    ck_assert_uint_eq(p->sinks.n, 1);
+    ck_assert_int_eq(p->sinks.v[0].key_arg, 1);
+    ck_assert_str_eq(p->sinks.v[0].value_kw, "val");
+    ck_assert_uint_eq(p->ranges.n, 2);
+    ck_assert(p->ranges.v[0].max == 31);
+    ck_assert_uint_eq(p->assume_kv.n, 2);
+    ck_assert_int_ne(p->assume_model, KVN_DTYPE_INVALID);
+    ck_assert(p->rocm);
+    ck_assert_uint_eq(p->select.n, 1);
+    ck_assert_uint_eq(p->max_file_size, 2u << 20);
+    ck_assert(project_path_included(p, "/nowhere/outside"));
+    project_free(p);
+    unlink(path);
+    free(path);
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(project_unknown_keys_are_errors_with_position)
+{
+    char *path = write_temp("include: [a]\nplatfrom: rocm\nassume: {dtype: bfloat17}\n");
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    kv_project *p = project_load(path, &d);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(d.items.n, 2);
+    ck_assert_int_eq(d.items.v[0].level, DIAG_ERROR);
+    ck_assert_uint_eq(d.items.v[0].line, 2);
+    ck_assert_uint_eq(d.items.v[0].col, 1);
+    ck_assert_ptr_nonnull(strstr(d.items.v[0].msg, "platfrom"));
+    ck_assert_uint_eq(d.items.v[1].line, 3);
+    ck_assert_uint_eq(d.items.v[1].col, 17);
+    ck_assert_uint_eq(p->include.n, 1); /* what could be read is kept */
+    project_free(p);
+    unlink(path);
+    free(path);
+    arena_free(a);
+}
+END_TEST
+
+/* ---- resolution ---- */
+
+static dtype_decl decl(decl_key key, const char *raw, const char *carrier, int group, const char *engine)
+{
+    dtype_decl d = { .key = key, .engine = engine, .raw = raw, .carrier = carrier, .group = group,
+                     .dtype = KVN_DTYPE_INVALID };
+    if (key == DECL_ID_RANGE)
+        d.number = atof(raw);
+    else
+        d.dtype = kvn_dtype_parse(raw, false);
+    return d;
+}
+
+static file_facts *facts_with(const char *path, const dtype_decl *d, size_t n)
+{
+    file_facts *f = file_facts_new(path);
+    for (size_t i = 0; i < n; i++) {
+        dtype_decl x = d[i];
+        x.loc = kv_loc_make(f->path, (uint32_t)i + 1, 1, 0, 0);
+        ARENA_PUSH(f->arena, f->decls, x);
+    }
+    return f;
+}
+
+static const char *dt(kvn_dtype d)
+{
+    const kvn_dtype_info *i = kvn_dtype_get(d);
+    return i ? i->name : "invalid";
+}
+
+START_TEST(resolve_auto_chains)
+{
+    dtype_decl ck[] = {
+        decl(DECL_MODEL_DTYPE, "float32", "hf-config", 0, "hf"),
+        decl(DECL_ID_RANGE, "20", "hf-config", 0, "hf"),
+        decl(DECL_ID_RANGE, "4096", "hf-config", 0, "hf"),
+    };
+    ck[1].range_name = "num_adapters";
+    ck[2].range_name = "max_position_embeddings";
+    dtype_decl dep[] = {
+        decl(DECL_KV_CACHE_DTYPE, "auto", "cli", 0, "vllm"),
+        decl(DECL_KV_CACHE_DTYPE, "fp8", "cli", 1, "vllm"),
+        decl(DECL_MODEL_DTYPE, "half", "cli", 1, "vllm"),
+        decl(DECL_ID_RANGE, "2048", "cli", 1, "vllm"),
+        decl(DECL_KV_CACHE_DTYPE, "auto", "cli", 2, "sglang"),
+        decl(DECL_KV_CACHE_DTYPE, "fp9", "cli", 3, "vllm"),
+    };
+    dep[3].range_name = "max_model_len";
+    file_facts *files[2] = { facts_with("m/config.json", ck, 3), facts_with("run.sh", dep, 6) };
+    resolve_options opt = { .whatif_kv = KVN_DTYPE_INVALID, .whatif_model = KVN_DTYPE_INVALID };
+    kv_project *proj = project_default(".");
+    deployment_set *s = deployments_resolve(files, 2, proj, &opt, NULL);
+    ck_assert_uint_eq(s->n, 4);
+    ck_assert_str_eq(dt(s->v[0].model.dtype), "bfloat16"); /* vLLM: float32 checkpoints run as bf16 */
+    ck_assert_str_eq(dt(s->v[0].kv.dtype), "bfloat16");
+    ck_assert_str_eq(s->v[0].kv.how, "auto: model dtype");
+    ck_assert_str_eq(dt(s->v[1].kv.dtype), "fp8_e4m3");
+    ck_assert_str_eq(dt(s->v[1].model.dtype), "float16");
+    ck_assert_str_eq(dt(s->v[2].model.dtype), "float16"); /* SGLang: float32 -> float16 */
+    ck_assert_int_eq(s->v[3].kv.dtype, KVN_DTYPE_INVALID);
+    ck_assert_ptr_nonnull(strstr(s->v[3].kv.unresolved, "fp9"));
+    const id_range *r = deployment_range(&s->v[1], NULL, "position");
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(r->name, "max_model_len");
+    ck_assert(r->max == 2047);
+    r = deployment_range(&s->v[1], "num_adapters", NULL);
+    ck_assert(r && r->max == 20);
+    ck_assert_ptr_null(deployment_range(&s->v[1], NULL, "token"));
+    deployment_set_free(s);
+
+    opt.rocm = true;
+    opt.whatif_model = kvn_dtype_parse("bfloat16", false);
+    s = deployments_resolve(files, 2, proj, &opt, NULL);
+    ck_assert_str_eq(dt(s->v[1].kv.dtype), "fp8_e4m3fnuz");
+    ck_assert_str_eq(dt(s->v[1].model.dtype), "bfloat16");
+    ck_assert_str_eq(s->v[1].model.how, "what-if --dtype");
+    deployment_set_free(s);
+    project_free(proj);
+    file_facts_free(files[0]);
+    file_facts_free(files[1]);
+}
+END_TEST
+
+START_TEST(resolve_checkpoint_kv_scheme_and_defaults)
+{
+    dtype_decl ck[] = {
+        decl(DECL_MODEL_DTYPE, "bfloat16", "hf-config", 0, "hf"),
+        decl(DECL_KV_SCHEME, "FP8", "modelopt", 1, "modelopt"),
+    };
+    file_facts *files[1] = { facts_with("ckpt/config.json", ck, 2) };
+    resolve_options opt = { .whatif_kv = KVN_DTYPE_INVALID, .whatif_model = KVN_DTYPE_INVALID };
+    kv_project *proj = project_default(".");
+    deployment_set *s = deployments_resolve(files, 1, proj, &opt, NULL);
+    ck_assert_uint_eq(s->n, 1);
+    ck_assert_str_eq(s->v[0].name, "engine default");
+    ck_assert_str_eq(dt(s->v[0].kv.dtype), "fp8_e4m3");
+    ck_assert_str_eq(s->v[0].kv.how, "auto: checkpoint kv_cache_quant_algo");
+    deployment_set_free(s);
+
+    /* assume: one deployment per assumed KV dtype; no checkpoint: model from assume.dtype */
+    ARENA_PUSH(proj->arena, proj->assume_kv, kvn_dtype_parse("fp8_e5m2", false));
+    ARENA_PUSH(proj->arena, proj->assume_kv, kvn_dtype_parse("bfloat16", false));
+    proj->assume_model = kvn_dtype_parse("float16", false);
+    s = deployments_resolve(NULL, 0, proj, &opt, NULL);
+    ck_assert_uint_eq(s->n, 2);
+    ck_assert_str_eq(dt(s->v[0].kv.dtype), "fp8_e5m2");
+    ck_assert_str_eq(dt(s->v[1].kv.dtype), "bfloat16");
+    ck_assert_str_eq(dt(s->v[0].model.dtype), "float16");
+    deployment_set_free(s);
+
+    project_free(proj);
+    proj = project_default(".");
+    s = deployments_resolve(NULL, 0, proj, &opt, NULL);
+    ck_assert_uint_eq(s->n, 1);
+    ck_assert_int_eq(s->v[0].model.dtype, KVN_DTYPE_INVALID);
+    ck_assert_ptr_nonnull(s->v[0].model.unresolved);
+    ck_assert_ptr_nonnull(s->v[0].kv.unresolved);
+    deployment_set_free(s);
+    project_free(proj);
+    file_facts_free(files[0]);
+}
+END_TEST
+
+/* ---- the front end on a buffer ---- */
+
+START_TEST(frontend_claims_and_skips)
+{
+    ck_assert(config_frontend.wants("deploy/k8s.yaml", NULL, 0));
+    ck_assert(config_frontend.wants("Dockerfile", NULL, 0));
+    ck_assert(config_frontend.wants("a/Dockerfile.rocm", NULL, 0));
+    ck_assert(config_frontend.wants("run.sh", NULL, 0));
+    ck_assert(!config_frontend.wants(".kvlint.yaml", NULL, 0));
+    ck_assert(!config_frontend.wants("a/.kvlint.yaml", NULL, 0));
+    ck_assert(!config_frontend.wants("model.py", NULL, 0));
+    const char *none = "{\"name\": \"web\"}";
+    ck_assert(!config_frontend.prefilter(none, strlen(none)));
+    const char *yes = "args: [--kv-cache-dtype, fp8]";
+    ck_assert(config_frontend.prefilter(yes, strlen(yes)));
+}
+END_TEST
+
+START_TEST(frontend_suppressions)
+{
+    file_facts *f = file_facts_new("s.yaml");
+    const char *text = "kv-cache-dtype: fp9  # kvlint: ignore[KV009, KV001] -- testing only\n"
+                       "max-model-len: 10 # kvlint: ignore\n# not kvlint: ignore\n";
+    kv_project *proj = project_default(".");
+    fe_context ctx = { .project = proj };
+    config_frontend.analyze("s.yaml", text, strlen(text), &ctx, f);
+    ck_assert_uint_eq(f->suppressions.n, 2);
+    ck_assert_uint_eq(f->suppressions.v[0].line, 1);
+    ck_assert_uint_eq(f->suppressions.v[0].col, 22);
+    ck_assert_str_eq(f->suppressions.v[0].ids[0], "KV009");
+    ck_assert_str_eq(f->suppressions.v[0].ids[1], "KV001");
+    ck_assert_ptr_null(f->suppressions.v[0].ids[2]);
+    ck_assert_str_eq(f->suppressions.v[0].reason, "testing only");
+    ck_assert_ptr_null(f->suppressions.v[1].ids);
+    ck_assert_uint_eq(f->decls.n, 2);
+    ck_assert_int_eq(f->decls.v[0].dtype, KVN_DTYPE_INVALID);
+    ck_assert_str_eq(f->decls.v[0].raw, "fp9");
+    project_free(proj);
+    file_facts_free(f);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("config");
+    TCase *t = tcase_create("config");
+    tcase_add_test(t, shell_quotes_continuations_comments);
+    tcase_add_test(t, shell_bash_c_recursion_keeps_positions);
+    tcase_add_test(t, shell_variables_and_separators);
+    tcase_add_test(t, glob_dialect);
+    tcase_add_test(t, ytree_byte_columns_bom_and_repair);
+    tcase_add_test(t, ytree_aliases_are_bounded);
+    tcase_add_test(t, ytree_malformed_reports_line_col);
+    tcase_add_test(t, project_reads_every_key);
+    tcase_add_test(t, project_unknown_keys_are_errors_with_position);
+    tcase_add_test(t, resolve_auto_chains);
+    tcase_add_test(t, resolve_checkpoint_kv_scheme_and_defaults);
+    tcase_add_test(t, frontend_claims_and_skips);
+    tcase_add_test(t, frontend_suppressions);
+    suite_add_tcase(s, t);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_ENV);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

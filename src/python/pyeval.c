@@ -93,6 +93,7 @@ typedef struct ev {
     int depth, call_depth, quiet;
     size_t budget;
     int decl_group;
+    klass *orphans;            /* methods found outside a class (syntax errors) */
 } ev;
 
 static aval eval(ev *e, TSNode n);
@@ -658,10 +659,13 @@ static aval model_fill(ev *e, const char *api, TSNode call, const aval *like, co
 static aval const_fill(ev *e, double c, TSNode call, const aval *like, const args *g)
 {
     kv_value v = value_make(e, VK_FLOAT, c, c, call);
-    aval x = av_const(e->a, &v);
     dtype_ref d;
     bool intd = false;
-    if (dtype_kwarg(e, g, &d, &intd))
+    bool has = dtype_kwarg(e, g, &d, &intd);
+    if ((has && intd) || (!has && like && like->intdtype))
+        v.kind = VK_INTEGER;  /* zeros_like(ids, dtype=torch.long): an integer 0 */
+    aval x = av_const(e->a, &v);
+    if (has)
         return with_dtype(x, &d, intd);
     if (like && like->tag == AV_VALUES && like->has_dtype)
         return with_dtype(x, &like->dtype, like->intdtype);
@@ -925,10 +929,9 @@ static aval cast_to(ev *e, TSNode call, const char *api, aval x, dtype_ref d, bo
         r.dtype = d;
         return r;
     }
-    if (!is_wide_float(&d)) {
+    if (!is_wide_float(&d))
         r = constructions_for(e, CONS_TENSOR_CAST, api, call, r, &d);
-        emit_intcast(e, api, call, &r, &d);
-    }
+    emit_intcast(e, api, call, &r, &d);
     r = av_step(e->a, &r, loc_of(e, call), arena_printf(e->a, "%s(%s)", api, d.text ? d.text : ""));
     r.has_dtype = true;
     r.dtype = d;
@@ -1064,6 +1067,8 @@ static void write_into(ev *e, TSNode target, aval x, TSNode at, const char *what
         return;
     if (old.has_dtype && !x.tensor)
         x = constructions_for(e, CONS_SCALAR_FILL, what, at, x, &old.dtype);
+    else if (old.has_dtype && !(x.has_dtype && x.dtype.kind == old.dtype.kind))
+        x = constructions_for(e, CONS_TENSOR_CAST, what, at, x, &old.dtype);
     x = av_step(e->a, &x, loc_of(e, at), arena_printf(e->a, "written into %s", text_of(e, target)));
     aval nv = av_join(e->a, &old, &x);
     nv.has_dtype = old.has_dtype;
@@ -1127,7 +1132,8 @@ static const char *const view_like[] = {
     "clone", "contiguous", "view", "reshape", "transpose", "permute", "unsqueeze", "squeeze", "expand",
     "expand_as", "repeat", "flatten", "detach", "view_as", "reshape_as", "t", "narrow", "flip", "roll",
     "unflatten", "movedim", "swapaxes", "index_select", "gather", "cpu", "cuda", "repeat_interleave",
-    "unbind", "split", "chunk", "tile", "broadcast_to", "select", "squeeze_", "unsqueeze_", "round", NULL
+    "unbind", "split", "chunk", "tile", "broadcast_to", "select", "squeeze_", "unsqueeze_", "round", "triu",
+    "tril", NULL
 };
 static const char *const bool_results[] = {
     "any", "all", "eq", "ne", "lt", "gt", "le", "ge", "isin", "logical_and", "logical_or", "logical_not",
@@ -1195,11 +1201,11 @@ static aval pad_values(ev *e, TSNode call, const args *g)
     return r;
 }
 
-static aval clamp_values(ev *e, aval x, const args *g, int first)
+static aval clamp_values(ev *e, aval x, const args *g, int hi_pos)
 {
     /* clamp(ids, 0, self.num_adapters): the upper bound names the range */
     TSNode mx;
-    const aval *hi = arg(g, first + 1, "max", &mx);
+    const aval *hi = arg(g, hi_pos, "max", &mx);
     if (hi && av_has_integer(&x) && (is(mx, "identifier") || is(mx, "attribute"))) {
         const char *nm = base_name(e, mx);
         pv *vals = arena_memdup(e->a, x.vals, x.n * sizeof *vals);
@@ -1279,7 +1285,7 @@ static aval torch_function(ev *e, const char *f, TSNode call, const args *g)
         return dtype_value(dref(e, DREF_MODEL, call), false);
     if (strcmp(f, "maximum") == 0 || strcmp(f, "minimum") == 0 || strcmp(f, "clamp") == 0 || strcmp(f, "clip") == 0
         || strcmp(f, "clamp_min") == 0 || strcmp(f, "clamp_max") == 0 || strcmp(f, "fmax") == 0)
-        return a0 && a0->tag == AV_VALUES ? clamp_values(e, as_tensor(*a0), g, 0) : av_unknown_tensor();
+        return a0 && a0->tag == AV_VALUES ? clamp_values(e, as_tensor(*a0), g, 2) : av_unknown_tensor();
     if (strcmp(f, "masked_fill") == 0 && g->npos >= 3) {
         aval x = as_tensor(g->posv[0]);
         aval v = g->posv[2];
@@ -1302,6 +1308,10 @@ static aval torch_function(ev *e, const char *f, TSNode call, const args *g)
 
 static aval tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m, const args *g)
 {
+    /* facts of a method call point at the method name: k.to(d).half() has two sites */
+    TSNode whole = call, site = field(field(call, "function"), "attribute");
+    if (!ts_node_is_null(site))
+        call = site;
     const char *cache = base_name(e, recv);
     bool is_cache = cache && py_is_cache_name(e->st, cache, strlen(cache));
     TSNode vn;
@@ -1370,7 +1380,7 @@ static aval tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m
         return model_fill(e, "new_full", call, &like, arg(g, 1, "fill_value", &vn), g);
     }
     if (strcmp(m, "new_zeros") == 0 || strcmp(m, "new_ones") == 0)
-        return const_fill(e, m[4] == 'z' ? 0 : 1, call, x.has_dtype ? &x : NULL, g);
+        return const_fill(e, m[4] == 'z' ? 0 : 1, whole, x.has_dtype ? &x : NULL, g);
     if (strcmp(m, "new_tensor") == 0 || strcmp(m, "new_empty") == 0)
         return av_unknown_tensor();
     if (strcmp(m, "where") == 0 && g->npos >= 2) {
@@ -1380,10 +1390,9 @@ static aval tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m
         return r;
     }
     if (strcmp(m, "argmax") == 0 || strcmp(m, "argmin") == 0 || strcmp(m, "argsort") == 0 || strcmp(m, "nonzero") == 0)
-        return int_source(e, call, 0, 0, NULL, 0, true);
+        return int_source(e, whole, 0, 0, NULL, 0, true);
     if (strcmp(m, "clamp") == 0 || strcmp(m, "clip") == 0 || strcmp(m, "clamp_min") == 0 || strcmp(m, "clamp_max") == 0) {
-        args shifted = *g;  /* x.clamp(lo, hi) ~ torch.clamp(x, lo, hi) */
-        return clamp_values(e, as_tensor(x), &shifted, -1);
+        return clamp_values(e, as_tensor(x), g, 1);
     }
     if (name_in(m, bool_results)) {
         aval r = av_unknown_tensor();
@@ -1604,6 +1613,16 @@ static aval eval_binary(ev *e, TSNode n)
     double c;
     bool tensor_ctx = l.tensor || r.tensor;
     dtype_ref d = l.has_dtype ? l.dtype : r.has_dtype ? r.dtype : dref(e, DREF_UNKNOWN, n);
+    if (!l.has_dtype && !r.has_dtype) {
+        /* the sentinel's own finfo dtype is the best guess of what the arithmetic runs in */
+        const aval *sv = av_has_sentinel(&l) ? &l : &r;
+        d.text = NULL;
+        for (size_t i = 0; i < sv->n; i++)
+            if (sv->vals[i].v.sym != SYM_NONE) {
+                d = sv->vals[i].v.sym_dtype;
+                break;
+            }
+    }
     /* 1 - mask is a mask */
     if (strcmp(op, "-") == 0 && av_single(&l, &c) && c == 1 && r.binary) {
         aval x = av_unknown_tensor();
@@ -2075,10 +2094,31 @@ static void exec_class(ev *e, TSNode s)
     e->fr = saved_fr;
 }
 
+/* Is the first parameter of a function named self? */
+static bool takes_self(ev *e, TSNode fn)
+{
+    TSNode ps = field(fn, "parameters");
+    if (ts_node_is_null(ps) || ts_node_named_child_count(ps) == 0)
+        return false;
+    TSNode p = ts_node_named_child(ps, 0);
+    if (is(p, "typed_parameter"))
+        p = ts_node_named_child(p, 0);
+    return is(p, "identifier") && strcmp(raw_text(e, p), "self") == 0;
+}
+
 static void exec_def(ev *e, TSNode s)
 {
     const char *name = raw_text(e, field(s, "name"));
     klass *cls = (e->cur == (e->cls ? &e->cls->consts : NULL)) ? e->cls : NULL;
+    if (!cls && !e->fr && takes_self(e, s)) {
+        /* a method whose class header did not parse: its siblings share one recovered class */
+        if (!e->orphans) {
+            e->orphans = arena_zalloc(e->a, sizeof *e->orphans);
+            e->orphans->name = "<recovered>";
+        }
+        cls = e->orphans;
+        env_set(e->a, &cls->consts, name, (aval){ .tag = AV_FUNC, .node_id = node_id(e, s, cls) });
+    }
     aval f = av_unknown();
     f.tag = AV_FUNC;
     f.other = false;
@@ -2219,27 +2259,36 @@ static void analyse_queue(ev *e)
 
 /* ---- the file ---- */
 
+/* Where to point a syntax-error note: the first ERROR or MISSING node in document order; inside an
+ * ERROR whose children are all intact (tree-sitter wrapped whole statements), the first child
+ * that is not a complete statement. */
+static TSNode first_error(TSNode n, int depth)
+{
+    if (depth > MAX_DEPTH)
+        return n;
+    if (ts_node_is_missing(n))
+        return n;
+    uint32_t k = ts_node_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode c = ts_node_child(n, i);
+        if (ts_node_has_error(c))
+            return first_error(c, depth + 1);
+    }
+    if (is(n, "ERROR"))
+        for (uint32_t i = 0; i < k; i++) {
+            TSNode c = ts_node_child(n, i);
+            const char *t = ts_node_type(c);
+            size_t l = strlen(t);
+            if (!(l > 10 && strcmp(t + l - 10, "_statement") == 0) && !(l > 11 && strcmp(t + l - 11, "_definition") == 0)
+                && strcmp(t, "comment") != 0)
+                return c;
+        }
+    return n;
+}
+
 static void note_syntax_error(ev *e, TSNode root)
 {
-    TSTreeCursor c = ts_tree_cursor_new(root);
-    TSNode bad = root;
-    for (;;) {
-        TSNode n = ts_tree_cursor_current_node(&c);
-        if (is(n, "ERROR") || ts_node_is_missing(n)) {
-            bad = n;
-            break;
-        }
-        if (ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&c))
-            continue;
-        bool moved = false;
-        while (!(moved = ts_tree_cursor_goto_next_sibling(&c)))
-            if (!ts_tree_cursor_goto_parent(&c))
-                break;
-        if (!moved)
-            break;
-    }
-    ts_tree_cursor_delete(&c);
-    TSPoint p = ts_node_start_point(bad);
+    TSPoint p = ts_node_start_point(first_error(root, 0));
     diag_add(&e->out->diags, DIAG_NOTE, e->out->path, p.row + 1, p.column + 1,
              "syntax error: facts come from the parts of the file that parse");
 }

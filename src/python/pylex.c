@@ -513,6 +513,9 @@ const py_exports *py_index_source(const char *data, size_t len, kv_arena *arena)
             if (lex_constant_rhs(&lx, &v, &sentinel)) {
                 while (rhs < lx.p && (*rhs == ' ' || *rhs == '\t'))
                     rhs++;
+                /* the origin is the value, on the same line as the name (no continuation seen) */
+                if (lx.line == line)
+                    col = (uint32_t)(rhs - lx.line_start) + 1;
                 py_export e = { arena_strndup(arena, name, nlen), v, sentinel,
                                 arena_strndup(arena, rhs, (size_t)(lx.p - rhs)), line, col };
                 ARENA_PUSH(arena, out, e);

@@ -1,0 +1,12 @@
+# bench/local.mk: benchmarks. Built and run on demand (`make bench`), never part of `make check`.
+# Shared by the areas: add your program with `EXTRA_PROGRAMS +=` and your target under `bench:`.
+EXTRA_PROGRAMS = bench/config-bench
+CLEANFILES += $(EXTRA_PROGRAMS)
+bench_config_bench_SOURCES = bench/config-bench.c
+bench_config_bench_LDADD = $(KV_LIBS)
+
+.PHONY: bench bench-config
+bench: bench-config
+# The config front end next to a bare libyaml event loop over the same generated manifests.
+bench-config: bench/config-bench$(EXEEXT)
+	./bench/config-bench$(EXEEXT)

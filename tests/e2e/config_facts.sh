@@ -50,4 +50,10 @@ expect_contains "bad project: unknown key at line:col" "$tmpdir/project-bad.out"
 expect_contains "bad project: bad dtype at line:col" "$tmpdir/project-bad.out" \
     ".kvlint.yaml:5:10: error: assume: unknown dtype 'bfloat17'"
 
+# `deployments:` globs are read even when the command line names one Python file (pre-commit).
+run precommit "$cfg/project/precommit" src/model.py
+expect_status "pre-commit: exit" 0 $?
+expect_contains "pre-commit: deployment from the glob" "$tmpdir/precommit.out" '"name": "deploy/serve.yaml:2 (vllm, vllm-config)"'
+expect_contains "pre-commit: platform rocm from .kvlint.yaml" "$tmpdir/precommit.out" '"dtype": "fp8_e4m3fnuz"'
+
 finish

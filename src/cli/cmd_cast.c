@@ -200,7 +200,6 @@ static void print_json(const kvn_dtype_info *info, const cast_args *a, const kvn
     }
     json_array_end(&w);
     json_object_end(&w);
-    sb_addc(&out, '\n');
     fputs(sb_str(&out), stdout);
     sb_release(&out);
 }

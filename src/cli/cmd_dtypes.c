@@ -128,7 +128,6 @@ static void print_json(void)
         json_dtype(&w, (kvn_dtype)d);
     json_array_end(&w);
     json_object_end(&w);
-    sb_addc(&out, '\n');
     fputs(sb_str(&out), stdout);
     sb_release(&out);
 }

@@ -1,0 +1,76 @@
+#!/bin/sh
+# cli_cast.sh: the command line of `kvlint cast` and `kvlint dtypes`: help, usage errors (exit 2
+# with a one-line reason), negative VALUEs without "--", option forms, text and JSON output
+# (golden files under tests/fixtures/numerics/).
+. "$top_srcdir/tests/e2e/lib.sh"
+golden="$fixtures/numerics"
+
+# run NAME WANT_STATUS ARGS...: run kvlint, keep stdout/stderr in $tmpdir/out and $tmpdir/err
+run() {
+    name=$1 want=$2
+    shift 2
+    "$KVLINT" "$@" >"$tmpdir/out" 2>"$tmpdir/err"
+    expect_status "$name" "$want" "$?"
+}
+
+run "cast --help" 0 cast --help
+expect_contains "cast --help text" "$tmpdir/out" "usage: kvlint cast --dtype D"
+run "dtypes --help" 0 dtypes --help
+expect_contains "dtypes --help text" "$tmpdir/out" "usage: kvlint dtypes"
+
+run "cast without --dtype" 2 cast 1
+expect_contains "missing --dtype reason" "$tmpdir/err" "--dtype is required"
+run "cast unknown dtype" 2 cast --dtype bogus 1
+expect_contains "unknown dtype reason" "$tmpdir/err" "unknown dtype 'bogus'; valid: float32, bfloat16"
+expect_contains "unknown dtype lists block formats" "$tmpdir/err" "mxfp4, nvfp4"
+run "cast unmodelled dtype" 2 cast --dtype turboquant_k8v4 1
+expect_contains "unmodelled reason" "$tmpdir/err" "is not modelled"
+run "cast unmodelled family" 2 cast --dtype turboquant_9bit_future 1
+expect_contains "unmodelled family reason" "$tmpdir/err" "is not modelled"
+run "cast auto" 2 cast --dtype auto 1
+expect_contains "auto reason" "$tmpdir/err" "dtype 'auto' is not modelled by itself"
+run "cast no value" 2 cast --dtype fp8
+expect_contains "no value reason" "$tmpdir/err" "no VALUE given"
+run "cast bad value" 2 cast --dtype fp8 1 abc
+expect_contains "bad value reason" "$tmpdir/err" "'abc' is not a number"
+run "cast bad overflow" 2 cast --dtype fp8 --overflow maybe 1
+expect_contains "bad overflow reason" "$tmpdir/err" "--overflow must be saturate or nonsaturate"
+run "cast bad format" 2 cast --dtype fp8 --format xml 1
+run "cast --scale on an unscaled dtype" 2 cast --dtype bf16 --scale 2 1
+expect_contains "scale reason" "$tmpdir/err" "--scale does not apply to bfloat16"
+run "cast negative scale" 2 cast --dtype fp8 --scale -1 1
+run "cast unknown option" 2 cast --dtype fp8 --frobnicate 1
+expect_contains "usage errors are one reason plus a hint" "$tmpdir/err" "Try 'kvlint cast --help'."
+if [ "$(wc -l <"$tmpdir/err")" -eq 2 ]; then pass "usage error is two lines"; else fail "usage error is not two lines"; cat "$tmpdir/err"; fi
+
+# negative values without "--", values before options, --opt=value forms
+run "cast -1e9 without --" 0 cast --dtype fp8 --format json -1e9 -10000 17 464 465 0.001 -0.0 inf nan
+compare_golden "cast fp8 json" "$golden/cast_fp8.json" "$tmpdir/out"
+run "cast value before options" 0 cast -1e9 --dtype float16 --format=json
+expect_contains "float16 -1e9 is -inf" "$tmpdir/out" '"stored": "-inf"'
+run "cast --opt=value and --" 0 cast --dtype=fp8_e5m2 --overflow=saturate -- -1e9 1e9f
+expect_contains "e5m2 saturates to -57344" "$tmpdir/out" "-57344"
+run "cast --rocm" 0 cast --dtype fp8 --rocm --overflow saturate -- -1e9
+expect_contains "rocm fp8 is e4m3fnuz" "$tmpdir/out" "dtype fp8_e4m3fnuz, overflow saturate"
+expect_contains "rocm fp8 saturates to -240" "$tmpdir/out" "-240"
+run "cast text" 0 cast --dtype bf16 15962 -1e9 2048.5
+compare_golden "cast bf16 text" "$golden/cast_bf16.txt" "$tmpdir/out"
+run "cast mxfp4 row" 0 cast --dtype mxfp4 --format json -- -1e9 0 1 2 3 17
+compare_golden "cast mxfp4 json" "$golden/cast_mxfp4.json" "$tmpdir/out"
+run "cast nvfp4 with k_scale" 0 cast --dtype NVFP4 --scale 0.5 --format json -- 6 -3 0.5 1
+compare_golden "cast nvfp4 json" "$golden/cast_nvfp4.json" "$tmpdir/out"
+
+run "dtypes json" 0 dtypes --format json
+compare_golden "dtypes json" "$golden/dtypes.json" "$tmpdir/out"
+if [ -n "${PYTHON3:-}" ]; then
+    if "$PYTHON3" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["dtypes"]) > 20' "$tmpdir/out"; then
+        pass "dtypes json parses"
+    else
+        fail "dtypes json does not parse"
+    fi
+fi
+run "dtypes text" 0 dtypes
+expect_contains "dtypes text lists nvfp4" "$tmpdir/out" "nvfp4"
+run "dtypes extra argument" 2 dtypes extra
+run "dtypes bad format" 2 dtypes --format yaml
+finish

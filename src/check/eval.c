@@ -307,8 +307,10 @@ static bool store_point(ectx *c, const file_facts *ff, const store_fact *s, cons
     path_result hit[MAX_PATHS];
     size_t nhit = 0;
     for (size_t i = 0; i < n; i++) {
+        /* int8 caches always run with a calibrated scale, so a clamp lands near the activations. */
         bool still_masks = p[i].outcome == KVN_SATURATED && s->operand == OPERAND_KEY &&
-                           v->kind == VK_SENTINEL && fabs(p[i].stored) >= c->r->mask_floor;
+                           v->kind == VK_SENTINEL && fabs(p[i].stored) >= c->r->mask_floor &&
+                           kvn_dtype_get(d->kv.dtype)->kind != KVN_KIND_INT8;
         if (wants_outcome(c->r, p[i].outcome) && !still_masks)
             hit[nhit++] = p[i];
     }
@@ -317,7 +319,12 @@ static bool store_point(ectx *c, const file_facts *ff, const store_fact *s, cons
     const char *vt = value_text(a, v, x);
     vars vs = {0};
     var_set(&vs, "value", vt);
-    var_set(&vs, "dtype", dtype_name(d->kv.dtype));
+    kvn_result in_model = cast_to_dtype(d->model.dtype, x);
+    if (isinf(in_model.stored) && !isinf(x))
+        var_set(&vs, "dtype", arena_printf(a, "%s; it is already %s in the %s model dtype", dtype_name(d->kv.dtype),
+                                           num(a, in_model.stored), dtype_name(d->model.dtype)));
+    else
+        var_set(&vs, "dtype", dtype_name(d->kv.dtype));
     var_set(&vs, "model_dtype", dtype_name(d->model.dtype));
     var_set(&vs, "declared", declared_text(a, &d->kv));
     var_set(&vs, "stored", stored_text(a, p, n));
@@ -481,8 +488,10 @@ static void family_store_integer(ectx *c)
 
 /* ---- family: scale-crush ---- */
 
-static double neighbour_of(const store_fact *s, const kv_value *self)
+/* A value sharing the block: another known nonzero value of the store, else a typical 1.0. */
+static double neighbour_of(const store_fact *s, const kv_value *self, bool *typical)
 {
+    *typical = false;
     for (size_t i = 0; i < s->nvalues; i++) {
         const kv_value *v = &s->values[i];
         if (v == self || (v->kind != VK_FLOAT && v->kind != VK_INTEGER))
@@ -491,6 +500,7 @@ static double neighbour_of(const store_fact *s, const kv_value *self)
         if (x != 0 && isfinite(x))
             return x;
     }
+    *typical = true;
     return 1.0;
 }
 
@@ -505,7 +515,8 @@ static void crush_point(ectx *c, const store_fact *s, const kv_value *v, const d
                       di->elem != KVN_F32 && di->elem != KVN_BF16 && di->elem != KVN_F16;
     if (!shared_kind && !dyn_tensor)
         return;
-    double nb = neighbour_of(s, v);
+    bool typical;
+    double nb = neighbour_of(s, v, &typical);
     double nb_stored;
     const char *how;
     if (shared_kind) {
@@ -532,7 +543,7 @@ static void crush_point(ectx *c, const store_fact *s, const kv_value *v, const d
     var_set(&vs, "value", vt);
     var_set(&vs, "dtype", dtype_name(d->kv.dtype));
     var_set(&vs, "declared", declared_text(a, d->kv_scales_decl && dyn_tensor ? &(resolved_dtype){ .decl = d->kv_scales_decl } : &d->kv));
-    var_set(&vs, "neighbour", num(a, nb));
+    var_set(&vs, "neighbour", typical ? "an ordinary value of 1" : num(a, nb));
     var_set(&vs, "neighbour_stored", num(a, nb_stored));
     var_set(&vs, "scale_how", how);
     var_set(&vs, "sink", s->sink ? s->sink : "the cache");
@@ -666,6 +677,11 @@ static void arith_under(ectx *c, const arith_fact *af, const deployment *d)
     kv_arena *a = c->out->arena;
     kvn_dtype model = d ? d->model.dtype : KVN_DTYPE_INVALID, kv = d ? d->kv.dtype : KVN_DTYPE_INVALID;
     kvn_dtype dt = dtype_ref_resolve(&af->dtype, model, kv);
+    /* 0 * inf is NaN in every float dtype: an unknown dtype does not matter when an operand is a
+     * literal infinity (float32 holds it). */
+    bool any_dtype = dt == KVN_DTYPE_INVALID && af->kind == ARITH_ZERO_TIMES_INF;
+    if (any_dtype)
+        dt = kvn_dtype_by_fmt(KVN_F32);
     const kvn_dtype_info *di = kvn_dtype_get(dt);
     if (!di || (di->kind != KVN_KIND_ELEMENT && di->kind != KVN_KIND_SCALED))
         return;
@@ -716,12 +732,12 @@ static void arith_under(ectx *c, const arith_fact *af, const deployment *d)
     vars vs = {0};
     var_set(&vs, "value", af->a.text ? af->a.text : expr);
     var_set(&vs, "expr", expr);
-    var_set(&vs, "dtype", dtype_name(dt));
-    var_set(&vs, "declared", from ? declared_text(a, from)
+    var_set(&vs, "dtype", any_dtype ? "any float dtype" : dtype_name(dt));
+    var_set(&vs, "declared", any_dtype ? "whatever the deployment chooses" : from ? declared_text(a, from)
                              : af->dtype.loc.path ? arena_printf(a, "written at %s", loc_text(a, &af->dtype.loc))
                                                   : "the default float32");
     var_set(&vs, "result", how);
-    draft f = { .loc = af->loc, .value = expr, .dtype = dtype_name(dt), .stored = &pr, .nstored = 1,
+    draft f = { .loc = af->loc, .value = expr, .dtype = any_dtype ? NULL : dtype_name(dt), .stored = &pr, .nstored = 1,
                 .dtype_from = from, .code_dtype_loc = from ? NULL : &af->dtype.loc, .flow = &af->a, .dep = d };
     if (af->a.origin.path && (af->a.origin.line != af->loc.line || af->a.origin.path != af->loc.path))
         add_related(&f, &af->a.origin, "the sentinel is made here");

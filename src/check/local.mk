@@ -12,3 +12,11 @@ tests_unit_check_eval_SOURCES = tests/unit/check_eval.c
 tests_unit_check_eval_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_eval_LDADD = $(CHECK_TEST_LIBS)
 TESTS += tests/unit/check_eval
+
+# End-to-end: the real binary on fixture trees (check_rules/check_multiswitch need the Python and
+# config front ends; check_cli and check_docs do not).
+TESTS += tests/e2e/check_cli.sh tests/e2e/check_docs.sh tests/e2e/check_rules.sh \
+	tests/e2e/check_sarif.sh tests/e2e/check_multiswitch.sh
+EXTRA_DIST += tests/e2e/check_cli.sh tests/e2e/check_docs.sh tests/e2e/check_rules.sh \
+	tests/e2e/check_sarif.sh tests/e2e/check_multiswitch.sh \
+	docs/rules docs/output-formats.md

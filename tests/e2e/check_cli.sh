@@ -1,0 +1,63 @@
+#!/bin/sh
+# check_cli.sh: `kvlint check` options, exit codes and the text/github/json formats on a
+# config-only fixture (an invalid dtype name: no Python front end involved), user rule files
+# (--rules) and malformed ones (file:line, exit 2).
+. "$top_srcdir/tests/e2e/lib.sh"
+
+kv009="$fixtures/KV009/positive"
+run() { (cd "$kv009" && "$KVLINT" "$@") >"$tmpdir/out" 2>"$tmpdir/err"; }
+
+run check; expect_status "no PATH" 2 $?
+run check --format xml .; expect_status "bad --format" 2 $?
+run check --fail-on sometimes .; expect_status "bad --fail-on" 2 $?
+run check --select KV999 .; expect_status "unknown --select" 2 $?
+expect_contains "unknown --select names it" "$tmpdir/err" "no rule is called 'KV999'"
+run check does-not-exist; expect_status "missing path" 2 $?
+
+run check --color never .; expect_status "finding: exit 1" 1 $?
+expect_contains "gcc style" "$tmpdir/out" "deploy.yaml:14:15: error: 'fp8-e4m3' is not a KV-cache dtype"
+expect_contains "rule id" "$tmpdir/out" "[KV009]"
+expect_contains "source line" "$tmpdir/out" "   14 |             - fp8-e4m3"
+expect_contains "caret" "$tmpdir/out" "      |               ^~~~~~~~"
+expect_contains "summary" "$tmpdir/out" "kvlint: 1 error in 1 file, 1 deployment"
+expect_not_contains "no color when asked" "$tmpdir/out" "$(printf '\033')"
+run check .; expect_not_contains "no color on a pipe" "$tmpdir/out" "$(printf '\033')"
+run check --color always .; expect_contains "color when forced" "$tmpdir/out" "$(printf '\033[1;31m')"
+
+run check --fail-on never .; expect_status "--fail-on never" 0 $?
+run check --fail-on error .; expect_status "--fail-on error" 1 $?
+run check --ignore KV009 .; expect_status "--ignore" 0 $?
+expect_contains "--ignore: no findings" "$tmpdir/out" "no findings"
+
+run check --format github .; expect_status "github" 1 $?
+expect_contains "workflow command" "$tmpdir/out" "::error file=deploy.yaml,line=14,col=15"
+expect_contains "workflow title" "$tmpdir/out" "title=KV009 unknown-dtype-name::"
+
+run check --format json -o "$tmpdir/report.json" .; expect_status "--output" 1 $?
+expect_contains "--output file written" "$tmpdir/report.json" '"rule": "KV009"'
+expect_contains "json dtype_origin null" "$tmpdir/report.json" '"dtype_origin": null'
+expect_contains "json summary" "$tmpdir/report.json" '"errors": 1'
+
+# A user rule reusing a family with another severity.
+mkdir -p "$tmpdir/rules"
+cat >"$tmpdir/rules/org.yaml" <<'YAML'
+id: ORG001
+name: org-dtype-typo
+severity: warning
+summary: Our deployments must spell dtypes the way vLLM does.
+condition: {family: invalid-dtype-name}
+message: "'{raw}' is not a dtype name ({declared})"
+YAML
+run check --rules "$tmpdir/rules" --select ORG001 --fail-on error .; expect_status "user rule below --fail-on" 0 $?
+expect_contains "user rule reports" "$tmpdir/out" "warning: 'fp8-e4m3' is not a dtype name (vllm k8s-args) [ORG001]"
+run check --rules "$tmpdir/rules" --select ORG001 .; expect_status "user rule at --fail-on" 1 $?
+
+# Malformed rule files: file:line:col, exit 2.
+printf 'id: BAD1\nname: bad\nsummary: s\nmessage: "{nonsense}"\ncondition: {family: arithmetic}\n' >"$tmpdir/rules/bad.yaml"
+run check --rules "$tmpdir/rules" .; expect_status "malformed rule file" 2 $?
+expect_contains "malformed: file:line" "$tmpdir/err" "bad.yaml:4:10: error: unknown placeholder {nonsense}"
+printf 'id: [\n' >"$tmpdir/rules/bad.yaml"
+run check --rules "$tmpdir/rules" .; expect_status "YAML syntax error in rule file" 2 $?
+expect_contains "syntax error located" "$tmpdir/err" "bad.yaml:2:1: error: malformed rule file"
+run check --rules "$tmpdir/nowhere" .; expect_status "missing rules dir" 2 $?
+finish

@@ -1,0 +1,34 @@
+#!/bin/sh
+# check_rules.sh: every rule has tests/fixtures/<ID>/positive and negative trees (code + deployment
+# configs; extra options in <ID>/<kind>.args). `kvlint check --format json` on each must match
+# <ID>/<kind>.expected.json (kept outside the scanned tree); a positive tree must report its rule (exit 1), a negative tree
+# must report nothing at all (exit 0). Needs the Python and config front ends.
+. "$top_srcdir/tests/e2e/lib.sh"
+
+ids=$(cd "$top_srcdir/rules" && ls KV*.yaml | sed 's/-.*//')
+for id in $ids; do
+    for kind in positive negative; do
+        dir="$fixtures/$id/$kind"
+        if [ ! -d "$dir" ]; then
+            fail "$id/$kind: no fixture directory"
+            continue
+        fi
+        args=$(cat "$dir.args" 2>/dev/null || true)
+        # shellcheck disable=SC2086
+        (cd "$dir" && "$KVLINT" check --format json --fail-on note $args .) >"$tmpdir/out.json" 2>"$tmpdir/err"
+        status=$?
+        if [ "$kind" = positive ]; then
+            expect_status "$id/$kind" 1 "$status"
+            expect_contains "$id/$kind reports $id" "$tmpdir/out.json" "\"rule\": \"$id\""
+        else
+            expect_status "$id/$kind" 0 "$status"
+            expect_contains "$id/$kind reports nothing" "$tmpdir/out.json" '"findings": []'
+        fi
+        if [ -s "$tmpdir/err" ]; then
+            fail "$id/$kind: unexpected stderr"
+            sed 's/^/    /' "$tmpdir/err" | head -n 20
+        fi
+        compare_golden "$id/$kind golden" "$dir.expected.json" "$tmpdir/out.json"
+    done
+done
+finish

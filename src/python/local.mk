@@ -10,3 +10,12 @@ src_libkvlint_a_SOURCES += \
 # fragment is included before grammars/local.mk, which defines dist_grammars_DATA.)
 pygrammarsdir = $(pkgdatadir)/grammars/python
 dist_pygrammars_DATA = grammars/python/sinks.tsv
+
+# Tests: the lexical layer, the prefilter's soundness (fixtures and the standard library), and the
+# facts of every fixture against its golden JSON.
+check_PROGRAMS += tests/unit/check_python
+tests_unit_check_python_SOURCES = tests/unit/check_python.c
+tests_unit_check_python_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_python_LDADD = $(CHECK_TEST_LIBS)
+TESTS += tests/unit/check_python tests/e2e/python_facts.sh
+EXTRA_DIST += tests/e2e/python_facts.sh

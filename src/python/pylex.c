@@ -203,6 +203,7 @@ typedef struct lexer {
     const char *tok;        /* token start */
     size_t len;             /* token length (strings: content only) */
     bool at_line_start;     /* the token is the first on its line, in column 0 */
+    bool fresh_line;        /* an unescaped newline came between the previous token and this one */
     uint32_t line;
     const char *line_start;
 } lexer;
@@ -254,11 +255,18 @@ static void lex_string(lexer *lx)
 
 static lex_kind lex_next(lexer *lx)
 {
+    lx->fresh_line = false;
     for (;;) {
         while (lx->p < lx->end && (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\r' || *lx->p == '\f'
                                    || *lx->p == '\\' || *lx->p == '\n')) {
-            if (*lx->p == '\n')
+            if (*lx->p == '\n') {
+                const char *q = lx->p;
+                if (q > lx->line_start && q[-1] == '\r')
+                    q--;
+                if (!(q > lx->line_start && q[-1] == '\\'))
+                    lx->fresh_line = true;
                 lx->line++, lx->line_start = lx->p + 1;
+            }
             lx->p++;
         }
         if (lx->p >= lx->end)
@@ -344,14 +352,22 @@ bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, s
     lexer lx;
     lex_init(&lx, data, len);
     bool cast = false, int_source = false;
-    char prev = 0;  /* previous punctuation, 0 after a word/number/string */
+    char prev = 0;            /* previous punctuation, 0 after a word/number/string */
+    uint32_t prev_line = 0;   /* line of the previous token */
+    int depth = 0;            /* bracket depth */
+    bool from_stmt = false, importing = false;  /* inside `from M import <names>` */
     double v;
     for (lex_kind k; (k = lex_next(&lx)) != LEX_END;) {
-        switch (k) {
-        case LEX_COMMENT:
+        if (k == LEX_COMMENT) {
             if (comment_mentions_kvlint(lx.tok, lx.len))
                 return true;
             continue;  /* a comment does not change `prev` */
+        }
+        bool first_on_line = (lx.fresh_line || prev_line == 0) && depth == 0;
+        prev_line = lx.line;
+        if (first_on_line)
+            from_stmt = importing = false;
+        switch (k) {
         case LEX_STRING:
             if (py_float_string_special(lx.tok, lx.len, &v))
                 return true;
@@ -364,7 +380,13 @@ bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, s
             const char *w = lx.tok;
             size_t n = lx.len;
             if (py_is_infinity_word(w, n) || (n == 5 && (memcmp(w, "finfo", 5) == 0 || memcmp(w, "iinfo", 5) == 0))
-                || py_is_decl_callee(w, n) || (st && py_is_sink_word(st, w, n)) || is_exported_sentinel(ctx, w, n))
+                || py_is_decl_callee(w, n) || (st && py_is_sink_word(st, w, n)))
+                return true;
+            if (first_on_line && n == 4 && memcmp(w, "from", 4) == 0)
+                from_stmt = true;
+            else if (from_stmt && n == 6 && memcmp(w, "import", 6) == 0)
+                importing = true;
+            else if (importing && is_exported_sentinel(ctx, w, n))
                 return true;
             if (prev == '.' && py_is_cast_method(w, n))
                 cast = true;
@@ -376,7 +398,14 @@ bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, s
         }
         case LEX_PUNCT:
             prev = *lx.tok;
+            if (prev == '(' || prev == '[' || prev == '{')
+                depth++;
+            else if ((prev == ')' || prev == ']' || prev == '}') && depth > 0)
+                depth--;
+            else if (prev == ';')
+                from_stmt = importing = false;
             continue;
+        case LEX_COMMENT:
         case LEX_END:
             break;
         }

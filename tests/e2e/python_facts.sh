@@ -1,0 +1,107 @@
+#!/bin/sh
+# python_facts.sh: `kvlint facts --format json` on every Python fixture (tests/fixtures/python/<case>),
+# compared with tests/fixtures/python/golden/<case>.json (the front end's facts: the "deployments"
+# section belongs to resolution and is left out), then the properties the goldens exist for, stated
+# on their own, and robustness on generated input (deep nesting, huge files, many files at once).
+. "$top_srcdir/tests/e2e/lib.sh"
+py="$fixtures/python"
+golden="$py/golden"
+if [ -z "${PYTHON3:-}" ]; then
+    echo "SKIP: no python3 to filter JSON"
+    exit 77
+fi
+
+# facts NAME DIR ARGS...: JSON facts (without deployments) of DIR into $tmpdir/NAME.json,
+# diagnostics into $tmpdir/NAME.err.
+facts() {
+    name=$1 dir=$2
+    shift 2
+    (cd "$py" && "$KVLINT" facts --format json "$@" "$dir" >"$tmpdir/$name.raw" 2>"$tmpdir/$name.err")
+    status=$?
+    "$PYTHON3" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d.pop("deployments", None)
+json.dump(d, sys.stdout, indent=2, sort_keys=True)
+print()' "$tmpdir/$name.raw" >"$tmpdir/$name.json" || return 99
+    return $status
+}
+
+# query NAME EXPR: evaluate a Python expression over the facts `d` of NAME; prints its value.
+query() {
+    "$PYTHON3" -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$tmpdir/$1.json"
+}
+
+# expect_query TEST NAME EXPR WANT
+expect_query() {
+    got=$(query "$2" "$3")
+    if [ "$got" = "$4" ]; then pass "$1"; else fail "$1: got '$got', want '$4'"; fi
+}
+
+for case in sinks_vllm sinks_sglang sinks_transformers sinks_direct tracking ranges traps multiswitch \
+            decls arith crossfile robustness suppress prefilter; do
+    facts "$case" "$case" -j 2
+    expect_status "$case: exit" 0 $?
+    compare_golden "$case: facts" "$golden/$case.json" "$tmpdir/$case.json"
+done
+
+# MultiSwitch (DOMAIN.md section 1): the -1e9 counting keys reach the cache with their origin ...
+expect_query "multiswitch: -1e9 keys stored with their origin line" multiswitch \
+    '[(v["min"], v["origin"]["line"]) for s in d["stores"] if s["sink"] == "self.counting_attn" and s["operand"] == "key" for v in s["values"] if v["kind"] == "sentinel"]' \
+    '[(-1000000000, 13)]'
+# ... built in the model dtype (a float16 model breaks the construction) and reaching the cache ...
+expect_query "multiswitch: mask built in the model dtype reaches the cache" multiswitch \
+    '[(c["api"], c["dtype"]["kind"], c["reaches_cache"]) for c in d["constructions"]]' \
+    "[('torch.full', 'model', True)]"
+# ... the adapter ids reach V with the symbolic range num_adapters ...
+expect_query "multiswitch: adapter ids in V, up to num_adapters" multiswitch \
+    '[(v["min"], v.get("max_symbol")) for s in d["stores"] if s["sink"] == "self.memory_attn" and s["operand"] == "value" for v in s["values"] if v.get("max_symbol")]' \
+    "[(0, 'num_adapters')]"
+expect_query "multiswitch: one int-cast of the ids" multiswitch 'len(d["casts"])' 1
+# ... and the +-3.5 codeword keys are ordinary floats, no sentinel.
+expect_query "multiswitch: codeword keys are +-3.5 floats" multiswitch \
+    'sorted({(v["kind"], v["min"], v["max"]) for s in d["stores"] if s["sink"] == "self.memory_attn" and s["operand"] == "key" for v in s["values"]})' \
+    "[('float', -3.5, 0), ('float', 0, 3.5)]"
+
+# Traps stay silent; a plain file is prefiltered.
+expect_query "traps: no fact at all" traps 'sum(len(v) for v in d.values())' 0
+expect_query "prefilter: nothing" prefilter 'sum(len(v) for v in d.values())' 0
+# Imported constants keep the origin in the defining file.
+expect_query "crossfile: origin in consts.py" crossfile '[c["value"]["origin"]["path"] for c in d["constructions"]]' \
+    "['crossfile/pkg/consts.py']"
+# Syntax errors: a note, and the facts of the intact part.
+expect_contains "robustness: syntax error note" "$tmpdir/robustness.err" "robustness/broken.py:15:24: note: syntax error"
+expect_query "robustness: facts from the intact part" robustness '[s["line"] for s in d["stores"]]' '[13]'
+expect_contains "robustness: binary skipped" "$tmpdir/robustness.err" "binary.py: note: skipped: binary file"
+
+# Generated input: deep nesting and long operator chains (bounded recursion), a huge file over the
+# size limit, and a tree of many files (threads); none may crash or hang.
+gen="$tmpdir/gen"
+mkdir -p "$gen"
+"$PYTHON3" - "$gen" <<'PY'
+import sys
+d = sys.argv[1]
+n = 20000
+with open(d + "/deep.py", "w") as f:
+    f.write("import torch\nMASK = -1e9\n")
+    f.write("x = " + "(" * n + "MASK" + ")" * n + "\n")
+    f.write("y = " + " + ".join(["MASK"] * n) + "\n")
+    f.write("z = " + "[" * 3000 + "]" * 3000 + "\n")
+    f.write("k = torch.full((2,), x, dtype=torch.float16)\n")
+    f.write("w = " + "-" * n + "1e9\n")
+    f.write("def f(a=" + "f(" * 2000 + ")" * 2000 + "): pass\n")
+    f.write("after = torch.full((2,), MASK, dtype=torch.float16)\n")
+with open(d + "/huge.py", "w") as f:
+    f.write("MASK = -1e9\n" + "x = torch.full((2,), MASK, dtype=torch.float16)\n" * 200000)
+for i in range(200):
+    with open(d + "/m%03d.py" % i, "w") as f:
+        f.write("import torch\nfrom .m%03d import MASK\nMASK = -1e4 * %d\n" % ((i + 1) % 200, i + 1))
+        f.write("def g(k, dtype):\n    return torch.full_like(k, MASK, dtype=dtype)\n")
+PY
+(cd "$gen" && "$KVLINT" facts --format json -j 2 --max-file-size 4M . >"$tmpdir/gen.out" 2>"$tmpdir/gen.err")
+expect_status "generated: exit" 0 $?
+expect_contains "generated: huge file skipped with a note" "$tmpdir/gen.err" "huge.py: note: skipped"
+expect_contains "generated: deep file still analysed" "$tmpdir/gen.out" '"path": "deep.py"'
+count=$(grep -c '"api": "torch.full_like"' "$tmpdir/gen.out")
+expect_status "generated: one construction per module file" 200 "$count"
+finish

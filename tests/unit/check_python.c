@@ -1,0 +1,355 @@
+/*
+ * check_python.c: unit tests of the Python front end's lexical layer and evaluator, and the
+ * soundness of its prefilter.
+ *
+ * Soundness: for every Python file of a corpus (the fixtures, and the CPython standard library
+ * when it is installed, or $KVLINT_PY_CORPUS), the files are indexed as the scanner does, then
+ * each file the prefilter drops is analysed anyway; it must produce no fact at all. The test
+ * fails if the corpus is empty or the prefilter never drops anything (so it cannot pass vacuously).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "python/pyfe.h"
+#include "util/fsutil.h"
+
+static const char *srcdir(void)
+{
+    const char *s = getenv("top_srcdir");
+    return s && *s ? s : KVLINT_SOURCE_DIR;
+}
+
+START_TEST(numbers)
+{
+    double x;
+    ck_assert(py_parse_number("1e9", 3, &x) && x == 1e9);
+    ck_assert(py_parse_number("1_000_000", 9, &x) && x == 1e6);
+    ck_assert(py_parse_number("0x7fff", 6, &x) && x == 32767);
+    ck_assert(py_parse_number("0b101", 5, &x) && x == 5);
+    ck_assert(py_parse_number(".5", 2, &x) && x == 0.5);
+    ck_assert(py_parse_number("10000.", 6, &x) && x == 10000);
+    ck_assert(!py_parse_number("3j", 2, &x));
+    ck_assert(!py_parse_number("0x", 2, &x));
+    ck_assert(py_float_string_special("-inf", 4, &x) && isinf(x) && x < 0);
+    ck_assert(py_float_string_special(" Infinity ", 10, &x) && isinf(x) && x > 0);
+    ck_assert(py_float_string_special("-1e9", 4, &x) && x == -1e9);
+    ck_assert(!py_float_string_special("info", 4, &x));
+    ck_assert(!py_float_string_special("1e3", 3, &x));
+    ck_assert(!py_float_string_special("nan", 3, &x));
+}
+END_TEST
+
+START_TEST(families)
+{
+    ck_assert_str_eq(py_name_family("adapter_ids", 11), "adapter");
+    ck_assert_str_eq(py_name_family("expert_ids", 10), "expert");
+    ck_assert_str_eq(py_name_family("positions", 9), "position");
+    ck_assert_str_eq(py_name_family("position_ids", 12), "position");
+    ck_assert_str_eq(py_name_family("input_ids", 9), "token");
+    ck_assert_str_eq(py_name_family("slot_mapping", 12), "slot");
+    ck_assert_str_eq(py_name_family("lora_idx", 8), "adapter");
+    ck_assert_ptr_null(py_name_family("pos_embed", 9));
+    ck_assert_ptr_null(py_name_family("token_embeddings", 16));
+    ck_assert_ptr_null(py_name_family("compose", 7));
+    const double *adds;
+    const char *const *b = py_family_bounds("adapter", &adds);
+    ck_assert_str_eq(b[0], "num_adapters");
+    ck_assert(adds[0] == 0);
+    b = py_family_bounds("position", &adds);
+    ck_assert_str_eq(b[0], "max_model_len");
+    ck_assert(adds[0] == -1);
+}
+END_TEST
+
+START_TEST(suppressions)
+{
+    kv_arena *a = arena_new();
+    suppression s;
+    const char *c = "# kvlint: ignore[KV001, KV002] -- bf16 only";
+    ck_assert(py_parse_suppression(c, strlen(c), a, &s));
+    ck_assert_str_eq(s.ids[0], "KV001");
+    ck_assert_str_eq(s.ids[1], "KV002");
+    ck_assert_ptr_null(s.ids[2]);
+    ck_assert_str_eq(s.reason, "bf16 only");
+    c = "#kvlint: ignore";
+    ck_assert(py_parse_suppression(c, strlen(c), a, &s));
+    ck_assert_ptr_null(s.ids);
+    ck_assert_ptr_null(s.reason);
+    c = "# kvlint: check this";
+    ck_assert(!py_parse_suppression(c, strlen(c), a, &s));
+    c = "# ignore[KV001]";
+    ck_assert(!py_parse_suppression(c, strlen(c), a, &s));
+
+    file_facts *f = file_facts_new("s.py");
+    const char *src = "x = '# kvlint: ignore'\ny = 1  # kvlint: ignore[KV003] -- why\n";
+    py_collect_suppressions(src, strlen(src), f->arena, f);
+    ck_assert_uint_eq(f->suppressions.n, 1);
+    ck_assert_uint_eq(f->suppressions.v[0].line, 2);
+    ck_assert_uint_eq(f->suppressions.v[0].col, 8);
+    file_facts_free(f);
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(module_index)
+{
+    kv_arena *a = arena_new();
+    const char *src = "NEG = -1e9\nPOS: float = float('inf')\nSMALL = 0.125\nM = math.inf\n"
+                      "def f():\n    LOCAL = -1e9\nX = (\n-1e9)\nY = -1e9 + 1\nZ == 3\n";
+    const py_exports *ex = py_index_source(src, strlen(src), a);
+    ck_assert_uint_eq(ex->n, 4);
+    ck_assert_str_eq(ex->v[0].name, "NEG");
+    ck_assert(ex->v[0].value == -1e9 && ex->v[0].sentinel);
+    ck_assert_uint_eq(ex->v[0].line, 1);
+    ck_assert_uint_eq(ex->v[0].col, 7);
+    ck_assert_str_eq(ex->v[1].name, "POS");
+    ck_assert(isinf(ex->v[1].value) && ex->v[1].sentinel);
+    ck_assert_str_eq(ex->v[2].name, "SMALL");
+    ck_assert(!ex->v[2].sentinel);
+    ck_assert_str_eq(ex->v[3].name, "M");
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(prefilter_words)
+{
+    kv_project *proj = project_default(".");
+    diag_list d;
+    kv_arena *a = arena_new();
+    diag_init(&d, a);
+    py_state *st = py_state_load(srcdir(), proj, &d);
+    ck_assert_uint_eq(d.items.n, 0);
+    static const struct { const char *src; bool keep; } t[] = {
+        { "x = 1\n", false },
+        { "x = 1e3  # -1e9 in a comment\n", false },
+        { "s = 'the word inf in a string'\n", false },
+        { "x = -1e9\n", true },
+        { "x = 10_000\n", true },
+        { "x = float('-inf')\n", true },
+        { "x = math.inf\n", true },
+        { "m = torch.finfo(t).min\n", true },
+        { "self.attn(q, k, v)\nfrom vllm import Attention\n", true },
+        { "kv_cache[0] = k\n", true },
+        { "llm = LLM(model='m')\n", true },
+        { "y = ids.to(d)\n", false },                       /* a cast, but no integer source */
+        { "y = input_ids.to(d)\n", true },
+        { "y = torch.arange(n).float()\n", true },
+        { "y = torch.arange(n)\nz = float(y)\n", false },   /* float() is not a tensor cast */
+        { "y = torch.arange(n)\nz = y . \\\n  half()\n", true },
+        { "# kvlint: ignore\n", true },
+        { "x = 1\n", false },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        ck_assert_msg(py_prefilter(st, NULL, t[i].src, strlen(t[i].src)) == t[i].keep, "case %zu: %s", i, t[i].src);
+    py_state_free(st);
+    arena_free(a);
+    project_free(proj);
+}
+END_TEST
+
+static size_t nfacts(const file_facts *f)
+{
+    return f->stores.n + f->constructions.n + f->casts.n + f->ariths.n + f->decls.n + f->suppressions.n;
+}
+
+typedef struct corpus_file {
+    char *path;
+    char *data;
+    size_t len;
+    file_facts *facts;
+    const void *exports;
+} corpus_file;
+
+/* Index every file of root, then analyse each file the prefilter drops. Returns the numbers. */
+static void check_soundness(const char *root, size_t *files, size_t *dropped)
+{
+    kv_project *proj = project_default(".");
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    py_state *st = py_state_load(srcdir(), proj, &d);
+    fs_list list = {0};
+    fs_walk(root, &list, &d);
+    corpus_file *cf = calloc(list.n ? list.n : 1, sizeof *cf);
+    fe_file_index *idx = calloc(list.n ? list.n : 1, sizeof *idx);
+    size_t n = 0;
+    for (size_t i = 0; i < list.n; i++) {
+        size_t l = strlen(list.paths[i]);
+        if (l < 3 || strcmp(list.paths[i] + l - 3, ".py") != 0)
+            continue;
+        corpus_file *c = &cf[n];
+        const char *err;
+        if (fs_read_file(list.paths[i], 8 << 20, &c->data, &c->len, &err) != FS_OK || fs_looks_binary(c->data, c->len)) {
+            free(c->data);
+            c->data = NULL;
+            continue;
+        }
+        c->path = list.paths[i];
+        c->facts = file_facts_new(c->path);
+        c->exports = py_index_source(c->data, c->len, c->facts->arena);
+        idx[n] = (fe_file_index){ c->path, c->exports };
+        n++;
+    }
+    fe_context ctx = { proj, st, idx, n };
+    *files = n;
+    *dropped = 0;
+    for (size_t i = 0; i < n; i++) {
+        corpus_file *c = &cf[i];
+        if (!py_prefilter(st, &ctx, c->data, c->len)) {
+            (*dropped)++;
+            py_collect_suppressions(c->data, c->len, c->facts->arena, c->facts);
+            py_analyze_file(c->path, c->data, c->len, &ctx, c->facts);
+            ck_assert_msg(nfacts(c->facts) == 0, "prefilter dropped %s, which has %zu facts", c->path, nfacts(c->facts));
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(cf[i].data);
+        file_facts_free(cf[i].facts);
+    }
+    free(cf);
+    free(idx);
+    fs_list_free(&list);
+    py_state_free(st);
+    arena_free(a);
+    project_free(proj);
+}
+
+START_TEST(prefilter_sound_fixtures)
+{
+    char root[4096];
+    snprintf(root, sizeof root, "%s/tests/fixtures/python", srcdir());
+    size_t files, dropped;
+    check_soundness(root, &files, &dropped);
+    ck_assert_uint_gt(files, 10);
+    ck_assert_uint_gt(dropped, 0);
+}
+END_TEST
+
+START_TEST(prefilter_sound_corpus)
+{
+    const char *root = getenv("KVLINT_PY_CORPUS");
+    if (!root || !*root)
+        root = "/usr/lib/python3.11";
+    FILE *probe = fopen(root, "r");
+    if (!probe) {
+        printf("check_python: no corpus at %s; soundness checked on the fixtures only\n", root);
+        return;
+    }
+    fclose(probe);
+    size_t files, dropped;
+    check_soundness(root, &files, &dropped);
+    printf("check_python: %s: %zu files, %zu prefiltered, none of them has a fact\n", root, files, dropped);
+    ck_assert_uint_gt(files, 0);
+    ck_assert_uint_gt(dropped, files / 4);
+}
+END_TEST
+
+/* Analyse one source string. */
+static file_facts *analyse(const char *src)
+{
+    kv_project *proj = project_default(".");
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    py_state *st = py_state_load(srcdir(), proj, &d);
+    fe_context ctx = { proj, st, NULL, 0 };
+    file_facts *f = file_facts_new("t.py");
+    py_analyze_file("t.py", src, strlen(src), &ctx, f);
+    py_state_free(st);
+    arena_free(a);
+    project_free(proj);
+    return f;
+}
+
+START_TEST(store_details)
+{
+    file_facts *f = analyse(
+        "import torch\nfrom vllm.attention import Attention\n"
+        "class H(torch.nn.Module):\n"
+        "    def __init__(self):\n        self.attn = Attention(1, 8, 1.0)\n"
+        "    def forward(self, q, k, v, dtype):\n"
+        "        k = torch.full((2, 8), -1e9, dtype=dtype)\n"
+        "        k[:, 0] = 0.0\n"
+        "        return self.attn(q, k, v)\n");
+    ck_assert_uint_eq(f->stores.n, 1);
+    const store_fact *s = &f->stores.v[0];
+    ck_assert_int_eq(s->operand, OPERAND_KEY);
+    ck_assert_uint_eq(s->nvalues, 2);
+    ck_assert(s->shares_block);
+    ck_assert_int_eq(s->values[0].kind, VK_SENTINEL);
+    ck_assert(s->values[0].lo == -1e9);
+    ck_assert_uint_eq(s->values[0].origin.line, 7);
+    ck_assert_uint_gt(s->values[0].nsteps, 1);
+    ck_assert_uint_eq(f->constructions.n, 1);
+    ck_assert(f->constructions.v[0].reaches_cache);
+    ck_assert_int_eq(f->constructions.v[0].dtype.kind, DREF_MODEL);
+    file_facts_free(f);
+}
+END_TEST
+
+START_TEST(symbolic_and_arith)
+{
+    file_facts *f = analyse(
+        "import torch\n"
+        "def f(x, dtype):\n"
+        "    m = torch.finfo(dtype).min\n"
+        "    t = torch.full((2,), m / 2 - 1, dtype=torch.float16)\n"
+        "    return x + t\n");
+    ck_assert_uint_eq(f->constructions.n, 1);
+    const kv_value *v = &f->constructions.v[0].value;
+    ck_assert_int_eq(v->sym, SYM_FINFO_MIN);
+    ck_assert(v->sym_scale == 0.5 && v->sym_add == -1);
+    ck_assert_int_eq(f->constructions.v[0].dtype.kind, DREF_CONCRETE);
+    ck_assert_uint_eq(f->ariths.n, 1);
+    ck_assert_int_eq(f->ariths.v[0].kind, ARITH_SENTINEL_PLUS);
+    file_facts_free(f);
+}
+END_TEST
+
+START_TEST(recursion_and_summaries)
+{
+    file_facts *f = analyse(
+        "import torch\n"
+        "def a(n):\n    return b(n)\n"
+        "def b(n):\n    return a(n) if n else -1e9\n"
+        "def c(k, dtype):\n    return torch.full_like(k, a(1), dtype=dtype)\n");
+    ck_assert_uint_eq(f->constructions.n, 1);
+    ck_assert(f->constructions.v[0].value.lo == -1e9);
+    file_facts_free(f);
+}
+END_TEST
+
+static Suite *python_suite(void)
+{
+    Suite *s = suite_create("python");
+    TCase *t = tcase_create("lexical");
+    tcase_add_test(t, numbers);
+    tcase_add_test(t, families);
+    tcase_add_test(t, suppressions);
+    tcase_add_test(t, module_index);
+    tcase_add_test(t, prefilter_words);
+    suite_add_tcase(s, t);
+    t = tcase_create("soundness");
+    tcase_set_timeout(t, 600);
+    tcase_add_test(t, prefilter_sound_fixtures);
+    tcase_add_test(t, prefilter_sound_corpus);
+    suite_add_tcase(s, t);
+    t = tcase_create("evaluator");
+    tcase_add_test(t, store_details);
+    tcase_add_test(t, symbolic_and_arith);
+    tcase_add_test(t, recursion_and_summaries);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *r = srunner_create(python_suite());
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -67,11 +67,32 @@ static bool has_prefix(const char *s, const char *p)
     return strncmp(s, p, strlen(p)) == 0;
 }
 
+/* Words that may precede a command on its line: `A=1`, `exec`, `nohup`, `env`, `sudo`, `numactl
+ * --cpunodebind=0`, `taskset -c 0-7`, `uv run`, ... Anything else (prose such as "To serve, run
+ * vllm serve ...") means the server name is not the command. */
+static bool launcher_word(const char *t)
+{
+    static const char *const words[] = {
+        "exec", "nohup", "env", "sudo", "time", "nice", "stdbuf", "numactl", "taskset", "timeout", "uv", "run",
+        "poetry", "pdm", "rye", "pipenv", "conda", "micromamba", "srun", "mpirun", "torchrun", NULL,
+    };
+    if (strchr(t, '=') || t[0] == '-' || t[0] == '\0')
+        return true;
+    if (strspn(t, "0123456789,-.smh") == strlen(t))
+        return true; /* CPU lists, timeouts */
+    for (size_t i = 0; words[i]; i++)
+        if (!strcmp(t, words[i]))
+            return true;
+    return false;
+}
+
 long cfg_serving_start(const cfg_word *w, size_t n, const char **engine)
 {
     bool container_run = false; /* after `docker run` / `podman run`, an image word starts the server */
     for (size_t i = 0; i < n; i++) {
         const char *b = base_name(w[i].text);
+        if (i > 0 && !container_run && !launcher_word(w[i - 1].text))
+            return -1;
         const char *next = i + 1 < n ? w[i + 1].text : "";
         if (!strcmp(b, "vllm") && !strcmp(next, "serve"))
             return *engine = "vllm", (long)i + 2;
@@ -79,12 +100,15 @@ long cfg_serving_start(const cfg_word *w, size_t n, const char **engine)
             return *engine = "sglang", (long)i + 2;
         if (!strcmp(b, "trtllm-serve"))
             return *engine = "trtllm", (long)i + (!strcmp(next, "serve") ? 2 : 1);
-        if (has_prefix(b, "python") && !strcmp(next, "-m") && i + 2 < n) {
-            const char *mod = w[i + 2].text;
+        if (has_prefix(b, "python")) {
+            size_t j = i + 1; /* python3 -u -X dev -m MODULE */
+            while (j < n && w[j].text[0] == '-' && strcmp(w[j].text, "-m") != 0)
+                j++;
+            const char *mod = j + 1 < n && !strcmp(w[j].text, "-m") ? w[j + 1].text : "";
             if (has_prefix(mod, "vllm.entrypoints"))
-                return *engine = "vllm", (long)i + 3;
+                return *engine = "vllm", (long)j + 2;
             if (!strcmp(mod, "sglang.launch_server"))
-                return *engine = "sglang", (long)i + 3;
+                return *engine = "sglang", (long)j + 2;
         }
         if ((!strcmp(b, "docker") || !strcmp(b, "podman")) && !strcmp(next, "run"))
             container_run = true;

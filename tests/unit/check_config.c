@@ -78,6 +78,30 @@ START_TEST(shell_variables_and_separators)
 }
 END_TEST
 
+START_TEST(serving_command_starts)
+{
+    kv_arena *a = arena_new();
+    file_facts *f = file_facts_new("x.sh");
+    const char *text = "CUDA_VISIBLE_DEVICES=0 nohup python3 -u -m vllm.entrypoints.openai.api_server --dtype half\n"
+                       "echo To serve, run vllm serve m --kv-cache-dtype fp8\n"
+                       "docker run --gpus all -p 8000:8000 vllm/vllm-openai:v0.9 --kv-cache-dtype fp8_e5m2\n";
+    kv_project *proj = project_default(".");
+    fe_context ctx = { .project = proj };
+    config_frontend.analyze("x.sh", text, strlen(text), &ctx, f);
+    ck_assert_uint_eq(f->decls.n, 3); /* --dtype half, its implicit KV auto, the docker run KV */
+    ck_assert_int_eq(f->decls.v[0].key, DECL_KV_CACHE_DTYPE);
+    ck_assert(f->decls.v[0].implicit);
+    ck_assert_ptr_null(f->decls.v[0].raw);
+    ck_assert_str_eq(f->decls.v[1].raw, "half");
+    ck_assert_str_eq(f->decls.v[2].raw, "fp8_e5m2");
+    ck_assert_uint_eq(f->decls.v[2].loc.line, 3);
+    ck_assert_uint_eq(f->decls.v[2].loc.col, 75);
+    project_free(proj);
+    file_facts_free(f);
+    arena_free(a);
+}
+END_TEST
+
 /* ---- glob ---- */
 
 START_TEST(glob_dialect)
@@ -409,6 +433,7 @@ int main(void)
     tcase_add_test(t, shell_quotes_continuations_comments);
     tcase_add_test(t, shell_bash_c_recursion_keeps_positions);
     tcase_add_test(t, shell_variables_and_separators);
+    tcase_add_test(t, serving_command_starts);
     tcase_add_test(t, glob_dialect);
     tcase_add_test(t, ytree_byte_columns_bom_and_repair);
     tcase_add_test(t, ytree_aliases_are_bounded);

@@ -125,7 +125,8 @@ bool kvn_dtype_takes_scale(kvn_dtype d);
 
 typedef struct kvn_params {
     kvn_overflow mode;
-    double scale;     /* per-tensor scale (k_scale); 0 means 1 */
+    double scale;     /* per-tensor scale (k_scale), rounded to binary32 as engines store it; 0 (or
+                       * anything not a positive finite binary32) means 1. See kvn_dtype_takes_scale. */
 } kvn_params;
 
 /* Store a row of n values as dtype d: element dtypes cast each value; block dtypes cut the row

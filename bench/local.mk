@@ -5,8 +5,16 @@ CLEANFILES += $(EXTRA_PROGRAMS)
 bench_config_bench_SOURCES = bench/config-bench.c
 bench_config_bench_LDADD = $(KV_LIBS)
 
-.PHONY: bench bench-config
-bench: bench-config
+.PHONY: bench bench-config bench-python
+bench: bench-config bench-python
 # The config front end next to a bare libyaml event loop over the same generated manifests.
 bench-config: bench/config-bench$(EXEEXT)
 	./bench/config-bench$(EXEEXT)
+
+# The Python front end next to tree-sitter parse-only time, on the standard library and PyTorch.
+EXTRA_PROGRAMS += bench/python-bench
+bench_python_bench_SOURCES = bench/python-bench.c
+bench_python_bench_LDADD = $(KV_LIBS)
+EXTRA_DIST += bench/python-facts.sh
+bench-python: bench/python-bench$(EXEEXT) src/kvlint$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/python-facts.sh .

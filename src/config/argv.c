@@ -268,7 +268,9 @@ void cfg_argv_decls(cfg_ctx *c, const cfg_word *w, size_t n, const char *engine,
 
 void cfg_finish_group(cfg_ctx *c, int group, const char *engine, const char *carrier, size_t where)
 {
-    for (size_t i = 0; i < c->out->decls.n; i++)
+    /* Groups are numbered in emission order, so the group's declarations are all after the first
+     * declaration of a smaller group when scanning back: the scan stays within this unit. */
+    for (size_t i = c->out->decls.n; i-- > 0 && c->out->decls.v[i].group >= group;)
         if (c->out->decls.v[i].group == group && c->out->decls.v[i].key == DECL_KV_CACHE_DTYPE)
             return;
     cfg_word at = { "", where, false, false };

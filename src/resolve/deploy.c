@@ -58,6 +58,8 @@ static const char *dir_of(kv_arena *a, const char *path)
 
 static checkpoint *checkpoint_for(resolver *r, const char *dir)
 {
+    if (r->ckpts.n && !strcmp(r->ckpts.v[r->ckpts.n - 1].dir, dir))
+        return &r->ckpts.v[r->ckpts.n - 1];
     for (size_t i = 0; i < r->ckpts.n; i++)
         if (!strcmp(r->ckpts.v[i].dir, dir))
             return &r->ckpts.v[i];
@@ -335,23 +337,52 @@ static void take(group_decls *g, const dtype_decl *d, resolver *r)
     }
 }
 
+typedef struct decl_ref {
+    int group;
+    size_t index;
+} decl_ref;
+
+static int by_group_then_index(const void *a, const void *b)
+{
+    const decl_ref *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int by_first_index(const void *a, const void *b)
+{
+    const decl_ref *x = a, *y = b;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* One deployment per group of f, in the order the groups first appear (O(n log n)). */
 static void file_deployments(resolver *r, const file_facts *f)
 {
-    ARENA_VEC(int) seen = {0};
-    for (size_t i = 0; i < f->decls.n; i++) {
-        const dtype_decl *d = &f->decls.v[i];
-        if (is_checkpoint_carrier(d->carrier))
-            continue;
-        bool done = false;
-        for (size_t k = 0; k < seen.n && !done; k++)
-            done = seen.v[k] == d->group;
-        if (done)
-            continue;
-        ARENA_PUSH(r->a, seen, d->group);
+    size_t n = 0;
+    decl_ref *refs = arena_alloc(r->a, (f->decls.n + 1) * sizeof *refs);
+    for (size_t i = 0; i < f->decls.n; i++)
+        if (!is_checkpoint_carrier(f->decls.v[i].carrier))
+            refs[n++] = (decl_ref){ f->decls.v[i].group, i };
+    if (n == 0)
+        return;
+    qsort(refs, n, sizeof *refs, by_group_then_index);
+    decl_ref *runs = arena_alloc(r->a, n * sizeof *runs); /* group, first index; run start in refs */
+    size_t *start = arena_alloc(r->a, (n + 1) * sizeof *start);
+    size_t nruns = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || refs[i].group != refs[i - 1].group) {
+            runs[nruns] = (decl_ref){ (int)nruns, refs[i].index };
+            start[nruns++] = i;
+        }
+    start[nruns] = n;
+    decl_ref *order = arena_memdup(r->a, runs, nruns * sizeof *runs);
+    qsort(order, nruns, sizeof *order, by_first_index);
+    for (size_t k = 0; k < nruns; k++) {
+        size_t run = (size_t)order[k].group;
         group_decls g = { .path = f->path };
-        for (size_t j = i; j < f->decls.n; j++)
-            if (f->decls.v[j].group == d->group && !is_checkpoint_carrier(f->decls.v[j].carrier))
-                take(&g, &f->decls.v[j], r);
+        for (size_t i = start[run]; i < start[run + 1]; i++)
+            take(&g, &f->decls.v[refs[i].index], r);
         finish(r, &g);
     }
 }

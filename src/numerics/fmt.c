@@ -118,9 +118,24 @@ double kvn__to_f32(double x)
 
 int kvn__floor_log2(double a)
 {
-    int e;
-    frexp(a, &e);
-    return e - 1;
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    int field = (int)((bits >> 52) & 0x7FF);
+    if (field == 0) { /* binary64 subnormal */
+        int e;
+        frexp(a, &e);
+        return e - 1;
+    }
+    return field - 1023;
+}
+
+/* 2^k for -1022 <= k <= 1023, built from its bits (ldexp is a libm call on the hot path). */
+static double pow2(int k)
+{
+    uint64_t bits = (uint64_t)(k + 1023) << 52;
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
 }
 
 int kvn__ceil_log2_ratio(double a, double c)
@@ -135,14 +150,18 @@ int kvn__ceil_log2_ratio(double a, double c)
 /* ---- rounding ---- */
 
 /* Round a > 0 (finite) to nearest even with man_bits fraction bits, minimum exponent emin and
- * no maximum exponent. Exact: the scaled value has at most 53 significant bits. */
+ * no maximum exponent. Exact: scaling by a power of two loses nothing, and the scaled value is
+ * below 2^25, where adding and removing 2^52 rounds it to an integer, ties to even (the default
+ * rounding mode; kvlint never changes it and is not built with -ffast-math). Every format here
+ * has emin - man_bits >= -149 and man_bits <= 23, so both powers of two are normal doubles. */
 static double round_grid(double a, int man_bits, int emin)
 {
     int e = kvn__floor_log2(a);
     if (e < emin)
         e = emin;
     int qexp = e - man_bits;
-    return ldexp(nearbyint(ldexp(a, -qexp)), qexp);
+    volatile double shifted = a * pow2(-qexp) + 0x1p52; /* volatile: keep the rounding step */
+    return (shifted - 0x1p52) * pow2(qexp);
 }
 
 static kvn_result overflowed(const fmt_params *p, bool neg, kvn_overflow mode)

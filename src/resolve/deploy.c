@@ -237,28 +237,33 @@ static resolved_dtype resolve_kv(resolver *r, const dtype_decl *kd, const checkp
 static const struct {
     const char *name;
     const char *family;
-    bool count;              /* ids 0..n-1 */
+    bool count;              /* a count n of ids 0..n-1 (else the largest id itself) */
+    bool id;                 /* a .kvlint.yaml id name: its `max` is the largest id */
 } range_kinds[] = {
-    { "num_adapters", "adapter", false },       { "max_loras", "adapter", false },
-    { "max_model_len", "position", true },      { "context_length", "position", true },
-    { "max_seq_len", "position", true },        { "max_position_embeddings", "position", true },
-    { "vocab_size", "token", true },            { "num_experts", "expert", true },
-    { "num_local_experts", "expert", true },    { "n_routed_experts", "expert", true },
-    { "adapter_id", "adapter", false },         { "adapter", "adapter", false },
-    { "position", "position", false },          { "position_id", "position", false },
-    { "token", "token", false },                { "token_id", "token", false },
-    { "expert", "expert", false },              { "expert_id", "expert", false },
+    { "num_adapters", "adapter", false, false },      { "max_loras", "adapter", false, false },
+    { "max_model_len", "position", true, false },     { "context_length", "position", true, false },
+    { "max_seq_len", "position", true, false },       { "max_position_embeddings", "position", true, false },
+    { "vocab_size", "token", true, false },           { "num_experts", "expert", true, false },
+    { "num_local_experts", "expert", true, false },   { "n_routed_experts", "expert", true, false },
+    { "adapter_id", "adapter", false, true },         { "adapter", "adapter", false, true },
+    { "position", "position", true, true },           { "position_id", "position", true, true },
+    { "token", "token", true, true },                 { "token_id", "token", true, true },
+    { "expert", "expert", true, true },               { "expert_id", "expert", true, true },
 };
 
-static id_range make_range(const char *name, double declared, const dtype_decl *d, kv_loc loc, bool from_project)
+/* A range from a number as written: a bound's value (max_model_len 4096) or, for the id names of
+ * .kvlint.yaml (position_id: {max: 4095}), the largest id. */
+static id_range make_range(const char *name, double written, const dtype_decl *d, kv_loc loc)
 {
-    id_range x = { .name = name, .max = declared, .declared = declared, .decl = d, .loc = loc };
+    id_range x = { .name = name, .max = written, .max_id = written, .decl = d, .loc = loc };
     for (size_t i = 0; i < sizeof range_kinds / sizeof *range_kinds; i++) {
         if (strcmp(range_kinds[i].name, name) != 0)
             continue;
         x.family = range_kinds[i].family;
-        if (range_kinds[i].count && !from_project)
-            x.max = declared - 1;
+        if (range_kinds[i].count && range_kinds[i].id)
+            x.max = written + 1;
+        else if (range_kinds[i].count)
+            x.max_id = written - 1;
     }
     return x;
 }
@@ -301,7 +306,7 @@ static void finish(resolver *r, const group_decls *g)
         d.skip_layers = g->skip ? g->skip->raw : NULL;
         for (size_t i = 0; i < g->ranges.n; i++)
             add_range(r, &ranges, make_range(g->ranges.v[i]->range_name, g->ranges.v[i]->number, g->ranges.v[i],
-                                             g->ranges.v[i]->loc, false));
+                                             g->ranges.v[i]->loc));
     } else {
         d.name = "engine default";
         if (ck && ck->model)
@@ -309,10 +314,10 @@ static void finish(resolver *r, const group_decls *g)
     }
     for (size_t i = 0; ck && i < ck->ranges.n; i++)
         add_range(r, &ranges, make_range(ck->ranges.v[i]->range_name, ck->ranges.v[i]->number, ck->ranges.v[i],
-                                         ck->ranges.v[i]->loc, false));
+                                         ck->ranges.v[i]->loc));
     for (size_t i = 0; r->proj && i < r->proj->ranges.n; i++)
         add_range(r, &ranges, make_range(r->proj->ranges.v[i].name, r->proj->ranges.v[i].max, NULL,
-                                         r->proj->ranges.v[i].loc, true));
+                                         r->proj->ranges.v[i].loc));
     d.ranges = ranges.v;
     d.nranges = ranges.n;
     ARENA_PUSH(r->a, r->out, d);
@@ -445,7 +450,7 @@ const id_range *deployment_range(const deployment *d, const char *name, const ch
             continue;
         if (!x->decl)
             return x;
-        if (!best || x->max < best->max)
+        if (!best || x->max_id < best->max_id)
             best = x;
     }
     return best;
@@ -482,8 +487,8 @@ void json_deployment(json_writer *w, const deployment *d)
         const id_range *x = &d->ranges[i];
         json_object_begin(w);
         json_kv_string(w, "name", x->name);
-        json_kv_number(w, "declared", x->declared);
-        json_kv_number(w, "max_id", x->max);
+        json_kv_number(w, "value", x->max);
+        json_kv_number(w, "max_id", x->max_id);
         json_kv_string(w, "family", x->family);
         json_loc(w, "from", x->loc.path ? &x->loc : NULL);
         json_object_end(w);

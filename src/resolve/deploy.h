@@ -18,12 +18,15 @@
 
 typedef struct id_range {
     const char *name;           /* "num_adapters", "max_loras", "max_model_len", "vocab_size", ... */
-    double max;                 /* largest id value the range allows (e.g. num_adapters for ids 0..n) */
+    double max;                 /* the value of the bound `name` (num_adapters for adapter ids 0..n,
+                                   max_model_len for positions 0..max_model_len-1): a value bounded by
+                                   hi_sym + hi_sym_add reaches max + hi_sym_add */
     const dtype_decl *decl;     /* where it was declared, NULL if from .kvlint.yaml/option */
     kv_loc loc;
-    double declared;            /* the number as written; max is declared - 1 for counts of positions, tokens
-                                   and experts (ids 0..n-1), declared itself for num_adapters / max_loras (0 is
-                                   the base model) and for .kvlint.yaml `max`. See docs/deployments.md. */
+    double max_id;              /* the largest id the range allows: max - 1 for counts of positions, tokens
+                                   and experts (ids 0..n-1), max for num_adapters / max_loras. A .kvlint.yaml
+                                   id range (`position_id: {max: 4095}`) sets max_id; max is then 4096.
+                                   See docs/deployments.md. */
     const char *family;         /* "adapter", "position", "token", "expert", or NULL */
 } id_range;
 

@@ -325,9 +325,10 @@ START_TEST(resolve_auto_chains)
     const id_range *r = deployment_range(&s->v[1], NULL, "position");
     ck_assert_ptr_nonnull(r);
     ck_assert_str_eq(r->name, "max_model_len");
-    ck_assert(r->max == 2047);
+    ck_assert(r->max == 2048);
+    ck_assert(r->max_id == 2047);
     r = deployment_range(&s->v[1], "num_adapters", NULL);
-    ck_assert(r && r->max == 20);
+    ck_assert(r && r->max == 20 && r->max_id == 20);
     ck_assert_ptr_null(deployment_range(&s->v[1], NULL, "token"));
     deployment_set_free(s);
 
@@ -364,8 +365,12 @@ START_TEST(resolve_checkpoint_kv_scheme_and_defaults)
     ARENA_PUSH(proj->arena, proj->assume_kv, kvn_dtype_parse("fp8_e5m2", false));
     ARENA_PUSH(proj->arena, proj->assume_kv, kvn_dtype_parse("bfloat16", false));
     proj->assume_model = kvn_dtype_parse("float16", false);
+    range_setting pos = { "position_id", 4095, kv_loc_make(".kvlint.yaml", 3, 5, 0, 0) };
+    ARENA_PUSH(proj->arena, proj->ranges, pos);
     s = deployments_resolve(NULL, 0, proj, &opt, NULL);
     ck_assert_uint_eq(s->n, 2);
+    const id_range *r = deployment_range(&s->v[0], "max_model_len", "position");
+    ck_assert(r && r->max == 4096 && r->max_id == 4095); /* arange(max_model_len) reaches 4095 */
     ck_assert_str_eq(dt(s->v[0].kv.dtype), "fp8_e5m2");
     ck_assert_str_eq(dt(s->v[1].kv.dtype), "bfloat16");
     ck_assert_str_eq(dt(s->v[0].model.dtype), "float16");

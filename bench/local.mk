@@ -18,3 +18,10 @@ bench_python_bench_LDADD = $(KV_LIBS)
 EXTRA_DIST += bench/python-facts.sh
 bench-python: bench/python-bench$(EXEEXT) src/kvlint$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/python-facts.sh .
+
+# Rule evaluation over the front ends: check vs facts on stdlib + PyTorch + generated configs.
+EXTRA_DIST += bench/check.sh
+bench: bench-check
+.PHONY: bench-check
+bench-check: src/kvlint$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/check.sh .

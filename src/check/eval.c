@@ -12,6 +12,8 @@
 #include "check/eval.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,8 +81,54 @@ typedef struct ectx {
     size_t nfiles;
     const deployment_set *deps;
     finding_list *out;
-    ARENA_VEC(const char *) keys;   /* parallel to out->v: what the finding is about, for `unless` */
+    /* "RULE|subject" of every finding so far, for `unless`: open addressing, power-of-two size. */
+    const char **seen;
+    size_t nseen, capseen;
 } ectx;
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return h;
+}
+
+static bool seen_has(const ectx *c, const char *k)
+{
+    if (!c->capseen)
+        return false;
+    for (size_t i = hash_str(k) & (c->capseen - 1);; i = (i + 1) & (c->capseen - 1)) {
+        if (!c->seen[i])
+            return false;
+        if (strcmp(c->seen[i], k) == 0)
+            return true;
+    }
+}
+
+static void seen_add(ectx *c, const char *k)
+{
+    if (2 * (c->nseen + 1) > c->capseen) {
+        size_t cap = c->capseen ? 2 * c->capseen : 256;
+        const char **old = c->seen;
+        size_t oldcap = c->capseen;
+        c->seen = xcalloc(cap, sizeof *c->seen);
+        c->capseen = cap;
+        c->nseen = 0;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i])
+                seen_add(c, old[i]);
+        free(old);
+    }
+    size_t i = hash_str(k) & (c->capseen - 1);
+    while (c->seen[i]) {
+        if (strcmp(c->seen[i], k) == 0)
+            return;
+        i = (i + 1) & (c->capseen - 1);
+    }
+    c->seen[i] = k;
+    c->nseen++;
+}
 
 static char *num(kv_arena *a, double x)
 {
@@ -125,11 +173,15 @@ static const char *subject_key(kv_arena *a, const kv_loc *origin, const kv_loc *
 
 static bool superseded(const ectx *c, const char *key)
 {
-    for (size_t u = 0; c->r->unless && c->r->unless[u]; u++)
-        for (size_t i = 0; i < c->out->v.n; i++)
-            if (strcmp(c->out->v.v[i].rule->id, c->r->unless[u]) == 0 && strcmp(c->keys.v[i], key) == 0)
-                return true;
-    return false;
+    bool hit = false;
+    strbuf sb = STRBUF_INIT;
+    for (size_t u = 0; !hit && c->r->unless && c->r->unless[u]; u++) {
+        sb_reset(&sb);
+        sb_addf(&sb, "%s|%s", c->r->unless[u], key);
+        hit = seen_has(c, sb_str(&sb));
+    }
+    sb_release(&sb);
+    return hit;
 }
 
 typedef struct draft {
@@ -185,7 +237,7 @@ static void emit(ectx *c, draft *f, vars *vs)
         x.nsteps = f->flow->nsteps;
     }
     ARENA_PUSH(a, c->out->v, x);
-    ARENA_PUSH(a, c->keys, f->key);
+    seen_add(c, arena_printf(a, "%s|%s", c->r->id, f->key));
 }
 
 static kv_loc origin_or(const kv_value *v, const kv_loc *fallback)
@@ -998,6 +1050,7 @@ finding_list *evaluate(const rule_set *rules, file_facts *const *files, size_t n
     }
     free(ix);
     free(used);
+    free(c.seen);
 
     if (l->v.n)
         qsort(l->v.v, l->v.n, sizeof *l->v.v, finding_cmp);

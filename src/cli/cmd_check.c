@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check/eval.h"
 #include "cli/check_common.h"
@@ -32,17 +33,18 @@ static const char usage[] =
     "      --rules DIR         also load the rule files in DIR (repeatable)\n"
     "      --warn-unused-ignores  report `kvlint: ignore[...]` comments that suppress nothing\n"
     "      --color WHEN        auto (default: on a terminal unless NO_COLOR is set), always, never\n"
+    "      --stats             print the time of each stage to standard error\n"
     SESSION_OPTIONS_HELP
     "  -h, --help              this help\n"
     "\n"
     "exit status: 0 nothing reaches --fail-on, 1 findings, 2 usage, configuration or I/O error\n";
 
-enum { OPT_FORMAT = 0x200, OPT_FAIL_ON, OPT_SELECT, OPT_IGNORE, OPT_RULES, OPT_UNUSED, OPT_COLOR };
+enum { OPT_FORMAT = 0x200, OPT_FAIL_ON, OPT_SELECT, OPT_IGNORE, OPT_RULES, OPT_UNUSED, OPT_COLOR, OPT_STATS };
 
 typedef struct check_options {
     const char *format, *output, *color;
     int fail_on;              /* severity threshold; 3 = never */
-    bool warn_unused;
+    bool warn_unused, stats;
     check_common common;
 } check_options;
 
@@ -73,6 +75,7 @@ static int parse_args(int argc, char **argv, session_options *so, check_options 
         { "rules", required_argument, NULL, OPT_RULES },
         { "warn-unused-ignores", no_argument, NULL, OPT_UNUSED },
         { "color", required_argument, NULL, OPT_COLOR },
+        { "stats", no_argument, NULL, OPT_STATS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -96,6 +99,7 @@ static int parse_args(int argc, char **argv, session_options *so, check_options 
         case OPT_RULES: common_add_dir(&co->common, optarg); break;
         case OPT_UNUSED: co->warn_unused = true; break;
         case OPT_COLOR: co->color = optarg; break;
+        case OPT_STATS: co->stats = true; break;
         case 'h': fputs(usage, stdout); return EXIT_CLEAN;
         default: return usage_error("check", "unknown option");
         }
@@ -129,6 +133,13 @@ static bool reaches(const finding_list *l, int fail_on)
     return false;
 }
 
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static int run(char **paths, size_t npaths, session_options *so, check_options *co)
 {
     rule_set *rules = common_load_rules(&co->common, "check");
@@ -140,7 +151,9 @@ static int run(char **paths, size_t npaths, session_options *so, check_options *
         rule_set_free(rules);
         return EXIT_USAGE;
     }
+    double t0 = now();
     session *s = session_open("check", paths, npaths, so);
+    double t1 = now();
     if (!s) {
         if (out != stdout)
             fclose(out);
@@ -150,12 +163,16 @@ static int run(char **paths, size_t npaths, session_options *so, check_options *
     eval_options eo = common_eval_options(&co->common, s->project);
     eo.warn_unused_ignores = co->warn_unused;
     finding_list *l = evaluate(rules, s->scan->files, s->scan->n, s->deployments, &eo);
+    double t2 = now();
     report_input in = {
         .findings = l, .rules = rules, .eval = &eo, .files = s->scan->stats.files_analyzed,
         .deployments = s->deployments->n,
         .color = strcmp(co->color, "always") == 0 || (strcmp(co->color, "auto") == 0 && report_use_color(out)),
     };
     print_report(out, co->format, &in);
+    if (co->stats)
+        fprintf(stderr, "kvlint: scan+resolve %.3f s, evaluate %.3f s, report %.3f s (%zu files, %zu deployments, %zu findings)\n",
+                t1 - t0, t2 - t1, now() - t2, in.files, in.deployments, l->v.n);
     bool io_error = out != stdout ? fclose(out) != 0 : fflush(out) != 0;
     bool errors = session_print_diags(s) || io_error;
     int status = errors ? EXIT_USAGE : reaches(l, co->fail_on) ? EXIT_FINDINGS : EXIT_CLEAN;

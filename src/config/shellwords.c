@@ -123,7 +123,9 @@ static void cmd_end(splitter *p)
         /* Split the script where it is written, so inner words keep exact positions. */
         size_t from = script->off - p->base + (size_t)script->shift;
         size_t n = strlen(script->text);
-        sh_split_depth(p->s + from, n, p->base + from, p->flags & SH_DETACHED, p->depth + 1, p->a, p->out);
+        /* folded YAML text folds the script's newlines too */
+        sh_split_depth(p->s + from, n, p->base + from, p->flags & (SH_DETACHED | SH_NEWLINE_IS_SPACE), p->depth + 1,
+                       p->a, p->out);
     } else {
         /* Escapes inside: split the unquoted text; positions fall back to the script word. */
         sh_cmds inner = {0};

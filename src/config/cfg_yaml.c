@@ -354,6 +354,29 @@ static int env_var(yw *y, const char *name, const ynode *v, const char *hint, in
     return group;
 }
 
+/* compose `environment: ["VLLM_ADDITIONAL_ARGS=--dtype half"]`: the text after '=' */
+static int env_item(yw *y, const ynode *item, const char *hint, int group)
+{
+    const char *eq = strchr(item->val, '=');
+    if (!eq)
+        return group;
+    char *name = arena_strndup(y->c->a, item->val, (size_t)(eq - item->val));
+    if (!args_env(name, eq + 1))
+        return group;
+    const char *engine = env_engine(name, hint);
+    if (group < 0)
+        group = y->c->next_group++;
+    cfg_word w = yword(y, item);
+    size_t k = (size_t)(eq + 1 - item->val);
+    int comma = !strchr(eq + 1, ' ') && strchr(eq + 1, ',') ? SH_COMMA_IS_SPACE : 0;
+    if (w.exact)
+        cfg_shell_text(y->c, y->st->src.data + w.off + k, item->len - k, w.off + k, comma, "env", engine, group);
+    else
+        cfg_shell_text(y->c, eq + 1, item->len - k, w.off, comma | SH_DETACHED, "env", engine, group);
+    cfg_finish_group(y->c, group, engine, "env", w.off);
+    return group;
+}
+
 static int container_env(yw *y, const ynode *env, const char *hint, int group)
 {
     if (!env)
@@ -366,7 +389,8 @@ static int container_env(yw *y, const ynode *env, const char *hint, int group)
             const ynode *e = deref(y, env->kids[i]);
             if (e && e->kind == YN_MAP)
                 group = env_var(y, yscalar(get(y, e, "name")), get(y, e, "value"), hint, group);
-            /* compose "KEY=value" list items are shell words already: rare for args; skipped */
+            else if (e && e->kind == YN_SCALAR)
+                group = env_item(y, e, hint, group);
         }
     }
     return group;

@@ -439,7 +439,9 @@ static int_range integer_range(kv_arena *a, const kv_value *v, const deployment 
         ir = d ? deployment_range(d, v->hi_sym, v->family) : NULL;
     if (ir) {
         r.known = true;
-        r.hi = ir->max + (v->hi_sym ? v->hi_sym_add : 0);
+        /* A symbolic bound (arange(n) - 1) follows the bound's value; a bare family takes the
+         * largest id the range allows (max_model_len positions are 0..max_model_len-1). */
+        r.hi = v->hi_sym ? ir->max + v->hi_sym_add : ir->max_id;
         r.loc = ir->loc.path ? &ir->loc : NULL;
         r.text = r.loc ? arena_printf(a, "%s = %s, %s", ir->name, num(a, ir->max), loc_text(a, r.loc))
                        : arena_printf(a, "%s = %s", ir->name, num(a, ir->max));

@@ -38,6 +38,19 @@ expect_contains "--output file written" "$tmpdir/report.json" '"rule": "KV009"'
 expect_contains "json dtype_origin null" "$tmpdir/report.json" '"dtype_origin": null'
 expect_contains "json summary" "$tmpdir/report.json" '"errors": 1'
 
+# Suppressions in a config file: on the line of the declaration, by id or name; stale ones.
+mkdir -p "$tmpdir/sup"
+sed 's/- fp8-e4m3/- fp8-e4m3  # kvlint: ignore[KV009] -- a typo kept for the test/' "$kv009/deploy.yaml" >"$tmpdir/sup/deploy.yaml"
+(cd "$tmpdir/sup" && "$KVLINT" check --warn-unused-ignores .) >"$tmpdir/out" 2>&1
+expect_status "suppressed in YAML" 0 $?
+expect_contains "suppressed count" "$tmpdir/out" "no findings (1 suppressed)"
+sed 's/- fp8-e4m3/- fp8-e4m3  # kvlint: ignore[sentinel-overflow]/' "$kv009/deploy.yaml" >"$tmpdir/sup/deploy.yaml"
+(cd "$tmpdir/sup" && "$KVLINT" check --warn-unused-ignores .) >"$tmpdir/out" 2>&1
+expect_status "other rule's ignore does not suppress" 1 $?
+expect_contains "stale ignore reported" "$tmpdir/out" "deploy.yaml:14:25: warning: kvlint: ignore[sentinel-overflow] suppresses nothing on this line. Remove the comment. [KV011]"
+(cd "$tmpdir/sup" && "$KVLINT" check .) >"$tmpdir/out" 2>&1
+expect_not_contains "stale ignores only with --warn-unused-ignores" "$tmpdir/out" "[KV011]"
+
 # A user rule reusing a family with another severity.
 mkdir -p "$tmpdir/rules"
 cat >"$tmpdir/rules/org.yaml" <<'YAML'

@@ -300,8 +300,8 @@ START_TEST(adapter_ids_beyond_e4m3_limit)
     file_facts *f = file_facts_new("m.py");
     kv_value v = adapter_ids();
     store(f, &v, 1, OPERAND_VALUE, "vllm");
-    id_range r20 = { .name = "num_adapters", .max = 20, .loc = { "config.json", 5, 19, 0, 0 } };
-    id_range r8 = { .name = "num_adapters", .max = 8, .loc = { "config.json", 5, 19, 0, 0 } };
+    id_range r20 = { .name = "num_adapters", .max = 20, .max_id = 20, .loc = { "config.json", 5, 19, 0, 0 } };
+    id_range r8 = { .name = "num_adapters", .max = 8, .max_id = 8, .loc = { "config.json", 5, 19, 0, 0 } };
     deployment d = dep("vllm", "fp8_e4m3", "bfloat16");
     d.ranges = &r20;
     d.nranges = 1;
@@ -348,6 +348,30 @@ START_TEST(position_cast_to_bf16)
     finding_list *l = run1(f, &d, 1, false);
     ck_assert_uint_eq(count_rule(l, "KV003"), 1);
     ck_assert_msg(strstr(first_of(l, "KV003")->message, "257 is stored as 256"), "%s", first_of(l, "KV003")->message);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
+START_TEST(position_family_takes_max_id)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v = { .kind = VK_INTEGER, .lo = 0, .hi_unknown = true, .family = "position", .text = "positions",
+                   .origin = { "m.py", 40, 18, 0, 0 } };
+    store(f, &v, 1, OPERAND_VALUE, "vllm");
+    id_range len = { .name = "max_model_len", .max = 4096, .max_id = 4095, .family = "position",
+                     .loc = { "serve.yaml", 4, 16, 0, 0 } };
+    deployment d = dep("vllm", "bfloat16", "bfloat16");
+    d.ranges = &len;
+    d.nranges = 1;
+    finding_list *l = run1(f, &d, 1, false);
+    ck_assert_uint_eq(count_rule(l, "KV003"), 1);
+    ck_assert_msg(strstr(first_of(l, "KV003")->message, "up to 4095 (max_model_len = 4096"), "%s", first_of(l, "KV003")->message);
+    finding_list_free(l);
+    len.max = 256;
+    len.max_id = 255;
+    l = run1(f, &d, 1, false);
+    ck_assert_uint_eq(l->v.n, 0);
     finding_list_free(l);
     file_facts_free(f);
 }
@@ -570,6 +594,7 @@ static Suite *suite(void)
     tcase_add_test(t, adapter_ids_beyond_e4m3_limit);
     tcase_add_test(t, unknown_range_warns_with_hint);
     tcase_add_test(t, position_cast_to_bf16);
+    tcase_add_test(t, position_family_takes_max_id);
     tcase_add_test(t, mxfp4_block_crushes_neighbours);
     tcase_add_test(t, full_in_float16_raises);
     tcase_add_test(t, finfo_float32_min_cast_down);

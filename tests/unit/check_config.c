@@ -234,6 +234,20 @@ START_TEST(project_reads_every_key)
     project_free(p);
     unlink(path);
     free(path);
+
+    /* include/exclude relative to the project root "." */
+    path = write_temp("include: [src/**, Dockerfile]\nexclude: [src/vendor, '*.gen.py']\n");
+    p = project_load(path, &d);
+    p->root = ".";
+    ck_assert(project_path_included(p, "src/a.py"));
+    ck_assert(project_path_included(p, "./src/b/c.py"));
+    ck_assert(project_path_included(p, "Dockerfile"));
+    ck_assert(!project_path_included(p, "docs/x.yaml"));
+    ck_assert(!project_path_included(p, "src/vendor/x.py"));
+    ck_assert(!project_path_included(p, "src/m/x.gen.py"));
+    project_free(p);
+    unlink(path);
+    free(path);
     arena_free(a);
 }
 END_TEST

@@ -24,6 +24,17 @@ expect_not_contains "no color when asked" "$tmpdir/out" "$(printf '\033')"
 run check .; expect_not_contains "no color on a pipe" "$tmpdir/out" "$(printf '\033')"
 run check --color always .; expect_contains "color when forced" "$tmpdir/out" "$(printf '\033[1;31m')"
 
+# On a terminal (script(1) gives one): color unless NO_COLOR is set and non-empty.
+if command -v script >/dev/null 2>&1; then
+    (cd "$kv009" && script -qec "'$KVLINT' check ." /dev/null) >"$tmpdir/tty" 2>&1
+    expect_contains "color on a tty" "$tmpdir/tty" "$(printf '\033[1;31m')"
+    (cd "$kv009" && NO_COLOR=1 script -qec "'$KVLINT' check ." /dev/null) >"$tmpdir/tty" 2>&1
+    expect_contains "NO_COLOR: still reported" "$tmpdir/tty" "[KV009]"
+    expect_not_contains "NO_COLOR honoured on a tty" "$tmpdir/tty" "$(printf '\033[')"
+else
+    echo "SKIP: script(1) not installed: tty color tests not run"
+fi
+
 run check --fail-on never .; expect_status "--fail-on never" 0 $?
 run check --fail-on error .; expect_status "--fail-on error" 1 $?
 run check --ignore KV009 .; expect_status "--ignore" 0 $?

@@ -25,6 +25,13 @@ expect_contains "e4m3/8: clean" "$tmpdir/fp8_e4m3-8-adapters.json" '"findings": 
 scenario bfloat16 0 bfloat16 checkpoint-20
 expect_contains "bfloat16: clean" "$tmpdir/bfloat16.json" '"findings": []'
 
+# A what-if dtype from the command line has no origin in a file.
+(cd "$ms" && "$KVLINT" check --format json switch --kv-cache-dtype fp8_e5m2 \
+    --model-config checkpoint-20/config.json) >"$tmpdir/whatif.json" 2>&1
+expect_status "what-if --kv-cache-dtype fp8_e5m2" 1 $?
+expect_contains "what-if: KV001" "$tmpdir/whatif.json" '"rule": "KV001"'
+expect_contains "what-if: dtype_origin null" "$tmpdir/whatif.json" '"dtype_origin": null'
+
 # The +-3.5 codeword keys alone are exact in every 8-bit format.
 for d in fp8_e4m3 fp8_e5m2; do
     (cd "$ms" && "$KVLINT" check codeword --kv-cache-dtype "$d") >"$tmpdir/cw" 2>&1

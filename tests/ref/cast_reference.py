@@ -83,7 +83,7 @@ def format_range(name):
 def element_values(rng, name):
     mx, tiny = format_range(name)
     vals = list(SENTINELS) + IDS
-    for _ in range(500):  # random magnitudes over the whole binary64 range that matters
+    for _ in range(700):  # random magnitudes over the whole binary64 range that matters
         vals.append(lit(rng.choice([1, -1]) * 2.0 ** rng.uniform(-160, 140) * rng.uniform(1, 2)))
     for _ in range(300):  # around the format's own range, past max included
         vals.append(lit(rng.uniform(-2.2 * mx, 2.2 * mx) if mx < 1e30 else rng.uniform(-1e6, 1e6)))
@@ -172,15 +172,15 @@ def main():
             chk.compare(args.kvlint, name, mode, vals)
     # block dtypes: each call is one row of many blocks
     for dtype, (size, _) in sorted(ref.BLOCKS.items()):
-        scales = [None, "2", "0.0123", "3e-5"] if dtype.startswith("nvfp4") else [None]
+        scales = [None, "0.0123", "3e-5"] if dtype.startswith("nvfp4") else [None]
         for scale in scales:
             chk.compare(args.kvlint, dtype, "nonsaturate", block_values(rng, size, 120), scale)
     for dtype in ("fp8_e4m3", "fp8_e5m2", "fp8_e4m3fnuz", "int8"):
-        for scale in (None, "0.5", "0.0123", "1e7"):
+        for scale in (None, "0.0123", "1e7"):
             for mode in ("nonsaturate", "saturate") if dtype != "int8" else ("nonsaturate",):
                 chk.compare(args.kvlint, dtype, mode, block_values(rng, 16, 40), scale)
     for dtype in ("int8_per_token_head", "fp8_per_token_head"):
-        for _ in range(25):
+        for _ in range(10):
             row = block_values(rng, rng.choice([8, 16, 64, 128]), 1)
             chk.compare(args.kvlint, dtype, "nonsaturate", row)
     # aliases reach the same numbers

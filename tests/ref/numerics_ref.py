@@ -158,15 +158,17 @@ def cast(name, x, mode):
     else:
         f = FORMATS[name]
         has_inf, has_neg_zero, mx, sat_always = f.has_inf, f.has_neg_zero, f.max, f.saturates_always
-    if x == NAN:
-        return NAN, "exact"
-    if x in (INF, NINF):
+    if type(x) is str:
+        if x == NAN:
+            return NAN, "exact"
+        if x == "-0":
+            return _signed_zero(has_neg_zero, True), "exact"
         negative = x == NINF
         if has_inf and mode == "nonsaturate":
             return x, "exact"
         return _overflow(name, negative, mode, has_inf, mx, sat_always)
-    if x == "-0" or x == 0:
-        return _signed_zero(has_neg_zero, x == "-0"), "exact"
+    if x == 0:
+        return Fraction(0), "exact"
     negative = x < 0
     a = -x if negative else x
     r = _round_positive_f32(a) if name == "float32" else _round_positive_table(FORMATS[name], a)
@@ -203,19 +205,25 @@ def to_f32(x):
 # ---------------------------------------------------------------- outcomes and helpers
 
 def is_num(v):
-    return isinstance(v, Fraction)
+    return type(v) is Fraction
 
 
 def value_of(v):
     """A comparable number: Fraction, or float('inf') etc; "-0" is 0."""
+    if type(v) is Fraction:
+        return v
     if v == "-0":
         return Fraction(0)
-    if v in (INF, NINF, NAN):
-        return float(v)
-    return v
+    return float(v)
 
 
 def classify(x, stored, hint):
+    if type(x) is Fraction and type(stored) is Fraction:
+        if stored == x:
+            return "exact"
+        if hint == "saturated":
+            return "saturated"
+        return "underflow-zero" if stored == 0 else "rounded"
     if x == NAN:
         return "exact" if stored == NAN else "rounded"
     if stored == NAN:
@@ -256,7 +264,7 @@ def absmax(xs):
 
 
 def finite(x):
-    return x not in (INF, NINF, NAN)
+    return type(x) is Fraction or x == "-0"
 
 
 # ---------------------------------------------------------------- recipes

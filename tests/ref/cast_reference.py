@@ -21,6 +21,7 @@ import struct
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # the source tree may be read-only (make distcheck)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numerics_ref as ref  # noqa: E402
 

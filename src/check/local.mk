@@ -2,7 +2,8 @@
 # and explain subcommands live here too (they are this area's front door; src/cli keeps dispatch).
 src_libkvlint_a_SOURCES += \
 	src/check/rules.c src/check/rules.h \
-	src/check/eval.c src/check/eval.h \
+	src/check/eval.c src/check/eval.h src/check/family.h src/check/emit.c \
+	src/check/fam_store.c src/check/fam_code.c src/check/fam_config.c \
 	src/check/paths.c \
 	src/cli/check_common.c src/cli/check_common.h \
 	src/cli/cmd_check.c src/cli/cmd_matrix.c src/cli/cmd_explain.c

@@ -1,0 +1,196 @@
+/*
+ * fam_code.c: the families over code that makes values in a dtype before any cache: construction
+ * (torch.full / .to / torch.tensor of a sentinel in the model dtype) and arithmetic (finfo.min + x,
+ * summed sentinel planes, 0 * inf). A dtype written in code is evaluated once; the model or KV
+ * dtype once per deployment.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/family.h"
+#include "facts/facts_json.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+/* ---- family: construction ---- */
+
+static const char *construction_result(kv_arena *a, int outcome, kvn_dtype dt, double stored)
+{
+    const kvn_dtype_info *di = kvn_dtype_get(dt);
+    if (outcome == OUTC_RAISES)
+        return arena_printf(a, "raises \"value cannot be converted to type at::%s without overflow\" in eager "
+                            "PyTorch (and is %s where it does not raise)",
+                            di && di->elem == KVN_BF16 ? "BFloat16" : di && di->elem == KVN_F16 ? "Half" : di ? di->name : "?",
+                            ev_num(a, stored));
+    return arena_printf(a, "becomes %s", ev_num(a, stored));
+}
+
+static void construction_under(ectx *c, const construction_fact *cf, const deployment *d)
+{
+    kv_arena *a = c->out->arena;
+    kvn_dtype model = d ? d->model.dtype : KVN_DTYPE_INVALID, kv = d ? d->kv.dtype : KVN_DTYPE_INVALID;
+    kvn_dtype dt = dtype_ref_resolve(&cf->dtype, model, kv);
+    const kvn_dtype_info *di = kvn_dtype_get(dt);
+    if (!di || (di->kind != KVN_KIND_ELEMENT && di->kind != KVN_KIND_SCALED))
+        return;
+    double x = value_concrete(&cf->value, model, kv);
+    if (isnan(x))
+        return;
+    kvn_result r = cast_to_dtype(dt, x);
+    int outcome = r.outcome;
+    if (cf->kind == CONS_SCALAR_FILL && isfinite(x) && (isinf(r.stored) || isnan(r.stored)) &&
+        (di->elem == KVN_F16 || di->elem == KVN_BF16))
+        outcome = OUTC_RAISES;
+    if (!ev_wants_outcome(c->r, outcome))
+        return;
+    const resolved_dtype *from = !d ? NULL : cf->dtype.kind == DREF_MODEL ? &d->model : cf->dtype.kind == DREF_KV ? &d->kv : NULL;
+    const char *vt = ev_value_text(a, &cf->value, x);
+    path_result pr = { "a PyTorch cast", r.stored, outcome };
+    vars vs = {0};
+    ev_var(&vs, "value", vt);
+    ev_var(&vs, "dtype", ev_dtype_name(dt));
+    ev_var(&vs, "model_dtype", d ? ev_dtype_name(d->model.dtype) : "");
+    ev_var(&vs, "declared", from ? ev_declared(a, from) : arena_printf(a, "written at %s", ev_loc_text(a, &cf->dtype.loc)));
+    ev_var(&vs, "api", cf->api ? cf->api : construction_kind_name(cf->kind));
+    ev_var(&vs, "result", construction_result(a, outcome, dt, r.stored));
+    ev_var(&vs, "stored", ev_num(a, r.stored));
+    draft f = { .loc = ev_origin(&cf->value, &cf->loc), .value = vt, .dtype = ev_dtype_name(dt), .stored = &pr, .nstored = 1,
+                .dtype_from = from, .code_dtype_loc = from ? NULL : &cf->dtype.loc, .flow = &cf->value, .dep = d };
+    ev_related(&f, &cf->loc, arena_printf(a, "built in %s by %s here", ev_dtype_name(dt), cf->api ? cf->api : "this call"));
+    if (from && from->decl)
+        ev_related(&f, &from->decl->loc, arena_printf(a, "dtype %s declared here", ev_dtype_name(dt)));
+    f.key = ev_subject(a, &f.loc, &cf->loc, d);
+    ev_emit(c, &f, &vs);
+}
+
+/* A dtype written in code does not depend on the deployment: evaluate it once. */
+static bool deployment_dependent(const dtype_ref *r, const kv_value *a, const kv_value *b)
+{
+    bool dep = r->kind == DREF_MODEL || r->kind == DREF_KV;
+    if (a && a->sym != SYM_NONE && (a->sym_dtype.kind == DREF_MODEL || a->sym_dtype.kind == DREF_KV))
+        dep = true;
+    if (b && b->sym != SYM_NONE && (b->sym_dtype.kind == DREF_MODEL || b->sym_dtype.kind == DREF_KV))
+        dep = true;
+    return dep;
+}
+
+void fam_construction(ectx *c)
+{
+    for (size_t fi = 0; fi < c->nfiles; fi++) {
+        const file_facts *ff = c->files[fi];
+        for (size_t k = 0; k < ff->constructions.n; k++) {
+            const construction_fact *cf = &ff->constructions.v[k];
+            if (!ev_wants_value(c->r, &cf->value))
+                continue;
+            if (!deployment_dependent(&cf->dtype, &cf->value, NULL))
+                construction_under(c, cf, NULL);
+            else
+                for (size_t di = 0; di < c->deps->n; di++)
+                    construction_under(c, cf, &c->deps->v[di]);
+        }
+    }
+}
+
+/* ---- family: arithmetic ---- */
+
+/* Half an ulp at the top of f's range: the smallest |x| whose addition to -max overflows. */
+static double overflow_margin(kvn_fmt f)
+{
+    const kvn_fmt_info *fi = kvn_fmt_get(f);
+    int e;
+    frexp(fi->max, &e);
+    return ldexp(1.0, e - 1 - fi->man_bits - 1);
+}
+
+static void arith_under(ectx *c, const arith_fact *af, const deployment *d)
+{
+    kv_arena *a = c->out->arena;
+    kvn_dtype model = d ? d->model.dtype : KVN_DTYPE_INVALID, kv = d ? d->kv.dtype : KVN_DTYPE_INVALID;
+    kvn_dtype dt = dtype_ref_resolve(&af->dtype, model, kv);
+    /* 0 * inf is NaN in every float dtype: an unknown dtype does not matter when an operand is a
+     * literal infinity (float32 holds it). */
+    bool any_dtype = dt == KVN_DTYPE_INVALID && af->kind == ARITH_ZERO_TIMES_INF;
+    if (any_dtype)
+        dt = kvn_dtype_by_fmt(KVN_F32);
+    const kvn_dtype_info *di = kvn_dtype_get(dt);
+    if (!di || (di->kind != KVN_KIND_ELEMENT && di->kind != KVN_KIND_SCALED))
+        return;
+    double xa = cast_to_dtype(dt, value_concrete(&af->a, model, kv)).stored;
+    double xb = af->b.kind == VK_UNKNOWN ? NAN : cast_to_dtype(dt, value_concrete(&af->b, model, kv)).stored;
+    double res = NAN;
+    const char *how = NULL;
+    const char *expr = arena_printf(a, "%s %s %s", af->a.text ? af->a.text : "?",
+                                    af->kind == ARITH_ZERO_TIMES_INF ? "*" : "+", af->b.text ? af->b.text : "x");
+    switch (af->kind) {
+    case ARITH_SENTINEL_PLUS:
+    case ARITH_SENTINEL_SUM:
+        if (isnan(xa) || isinf(xa))
+            return;
+        if (!isnan(xb)) {
+            double worst = af->b.kind == VK_FLOAT || af->b.kind == VK_INTEGER
+                               ? (xa < 0 ? fmin(af->b.lo, xb) : fmax(af->b.hi, xb)) : xb;
+            res = cast_to_dtype(dt, xa + worst).stored;
+            how = arena_printf(a, "is %s", ev_num(a, res));
+        } else {
+            double max = kvn_fmt_get(di->elem)->max;
+            double margin = max + overflow_margin(di->elem) - fabs(xa);
+            if (margin > 1e6 * overflow_margin(di->elem))
+                return; /* not at the edge of the range: an unknown x is unlikely to overflow it */
+            res = xa < 0 ? -INFINITY : INFINITY;
+            how = arena_printf(a, "is %s for any x %s %s", ev_num(a, res), xa < 0 ? "<=" : ">=", ev_num(a, xa < 0 ? -margin : margin));
+        }
+        if (!isinf(res))
+            return;
+        break;
+    case ARITH_ZERO_TIMES_INF: {
+        const kv_value *other = isinf(xa) ? &af->b : &af->a;
+        if (!isinf(xa) && !isinf(xb))
+            return;
+        bool can_be_zero = other->kind == VK_UNKNOWN || (other->lo <= 0 && other->hi >= 0);
+        if (!can_be_zero)
+            return;
+        res = NAN;
+        how = arena_printf(a, "is NaN wherever %s is 0 (0 * inf)", other->text ? other->text : "the other operand");
+        break;
+    }
+    }
+    int outcome = isnan(res) ? KVN_OVERFLOW_NAN : KVN_OVERFLOW_INF;
+    if (!ev_wants_outcome(c->r, outcome))
+        return;
+    const resolved_dtype *from = !d ? NULL : af->dtype.kind == DREF_MODEL ? &d->model : af->dtype.kind == DREF_KV ? &d->kv : NULL;
+    path_result pr = { "arithmetic", res, outcome };
+    vars vs = {0};
+    ev_var(&vs, "value", af->a.text ? af->a.text : expr);
+    ev_var(&vs, "expr", expr);
+    ev_var(&vs, "dtype", any_dtype ? "any float dtype" : ev_dtype_name(dt));
+    ev_var(&vs, "declared", any_dtype ? "whatever the deployment chooses" : from ? ev_declared(a, from)
+                             : af->dtype.loc.path ? arena_printf(a, "written at %s", ev_loc_text(a, &af->dtype.loc))
+                                                  : "the default float32");
+    ev_var(&vs, "result", how);
+    draft f = { .loc = af->loc, .value = expr, .dtype = any_dtype ? NULL : ev_dtype_name(dt), .stored = &pr, .nstored = 1,
+                .dtype_from = from, .code_dtype_loc = from ? NULL : &af->dtype.loc, .flow = &af->a, .dep = d };
+    if (af->a.origin.path && (af->a.origin.line != af->loc.line || af->a.origin.path != af->loc.path))
+        ev_related(&f, &af->a.origin, "the sentinel is made here");
+    if (from && from->decl)
+        ev_related(&f, &from->decl->loc, arena_printf(a, "dtype %s declared here", ev_dtype_name(dt)));
+    f.key = ev_subject(a, &f.loc, &af->loc, d);
+    ev_emit(c, &f, &vs);
+}
+
+void fam_arith(ectx *c)
+{
+    for (size_t fi = 0; fi < c->nfiles; fi++) {
+        const file_facts *ff = c->files[fi];
+        for (size_t k = 0; k < ff->ariths.n; k++) {
+            const arith_fact *af = &ff->ariths.v[k];
+            if (!deployment_dependent(&af->dtype, &af->a, &af->b))
+                arith_under(c, af, NULL);
+            else
+                for (size_t di = 0; di < c->deps->n; di++)
+                    arith_under(c, af, &c->deps->v[di]);
+        }
+    }
+}

@@ -1,0 +1,81 @@
+/*
+ * fam_config.c: the families over deployment configs themselves: dtype names no engine accepts,
+ * and deployments whose KV-cache dtype stays unresolved while special values are stored.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/family.h"
+#include "facts/facts_json.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+/* ---- family: invalid-dtype-name ---- */
+
+void fam_decl_invalid(ectx *c)
+{
+    kv_arena *a = c->out->arena;
+    for (size_t fi = 0; fi < c->nfiles; fi++) {
+        const file_facts *ff = c->files[fi];
+        for (size_t k = 0; k < ff->decls.n; k++) {
+            const dtype_decl *dd = &ff->decls.v[k];
+            if ((dd->key != DECL_KV_CACHE_DTYPE && dd->key != DECL_MODEL_DTYPE) || dd->dtype != KVN_DTYPE_INVALID)
+                continue;
+            vars vs = {0};
+            ev_var(&vs, "raw", dd->raw ? dd->raw : "");
+            ev_var(&vs, "value", dd->raw ? dd->raw : "");
+            ev_var(&vs, "dtype", dd->key == DECL_KV_CACHE_DTYPE ? "KV-cache dtype" : "model dtype");
+            ev_var(&vs, "declared", arena_printf(a, "%s%s%s", dd->engine ? dd->engine : "", dd->engine ? " " : "",
+                                                  dd->carrier ? dd->carrier : "config"));
+            ev_var(&vs, "valid", kvn_dtype_valid_names());
+            draft f = { .loc = dd->loc, .value = dd->raw };
+            f.key = ev_subject(a, &dd->loc, &dd->loc, NULL);
+            ev_emit(c, &f, &vs);
+        }
+    }
+}
+
+/* ---- family: unresolved-dtype ---- */
+
+/* The first stored special value: an unresolved dtype only matters when something is at stake. */
+static const kv_value *first_special_store(const ectx *c, const kv_loc **sink)
+{
+    for (size_t fi = 0; fi < c->nfiles; fi++)
+        for (size_t k = 0; k < c->files[fi]->stores.n; k++) {
+            const store_fact *s = &c->files[fi]->stores.v[k];
+            for (size_t vi = 0; vi < s->nvalues; vi++)
+                if (ev_wants_value(c->r, &s->values[vi])) {
+                    *sink = &s->loc;
+                    return &s->values[vi];
+                }
+        }
+    return NULL;
+}
+
+void fam_unresolved(ectx *c)
+{
+    kv_arena *a = c->out->arena;
+    const kv_loc *sink = NULL;
+    const kv_value *v = first_special_store(c, &sink);
+    if (!v)
+        return;
+    for (size_t di = 0; di < c->deps->n; di++) {
+        const deployment *d = &c->deps->v[di];
+        if (d->kv.dtype != KVN_DTYPE_INVALID)
+            continue;
+        if (d->kv.decl && d->kv.decl->dtype == KVN_DTYPE_INVALID && d->kv.decl->raw)
+            continue; /* an invalid name is reported by its own rule */
+        vars vs = {0};
+        ev_var(&vs, "deployment", d->name ? d->name : "the engine default");
+        ev_var(&vs, "reason", d->kv.unresolved ? d->kv.unresolved : "no declaration found");
+        ev_var(&vs, "value", v->text ? v->text : "a special value");
+        ev_var(&vs, "sink", ev_loc_text(a, sink));
+        draft f = { .loc = d->loc.path ? d->loc : ev_origin(v, sink), .value = v->text, .dep = d };
+        ev_related(&f, sink, "a special value is stored into the KV cache here");
+        f.key = ev_subject(a, &f.loc, &f.loc, d);
+        ev_emit(c, &f, &vs);
+    }
+}

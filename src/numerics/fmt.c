@@ -103,14 +103,6 @@ double kvn__quot_odd(double a, double b)
     return odd_from_nearest(q, b > 0 ? r : -r);
 }
 
-double kvn__prod_odd(double a, double b)
-{
-    double p = a * b;
-    if (!isfinite(p) || p == 0)
-        return p;
-    return odd_from_nearest(p, fma(a, b, -p));
-}
-
 double kvn__to_f32(double x)
 {
     return kvn_cast(KVN_F32, x, KVN_NONSATURATE).stored;

@@ -1,21 +1,21 @@
 /*
  * internal.h: helpers shared by the numerics files (fmt.c, dtype.c, store.c). Not public API.
  *
- * Exactness trick used throughout: a quotient or product of two doubles is first rounded to odd
+ * Exactness trick used throughout: a quotient of two doubles is first rounded to odd
  * at 53 bits (round toward zero, then set the last bit if anything was lost). Rounding that
  * double again, to nearest even at 51 bits or fewer (every format here has at most 24), gives
  * exactly the result of rounding the real quotient once (Boldo and Melquiond, "Emulation of FMA
  * and correctly rounded sums: proved algorithms using rounding to odd", IEEE TC 57(4), 2008).
  * The odd double is built from the round-to-nearest quotient and its exact remainder (fma).
  * This holds while the quotient stays a normal double, far beyond any value a KV cache holds.
+ * Products need no such care here: every product the recipes form fits in 53 bits.
  */
 #ifndef KV_NUMERICS_INTERNAL_H
 #define KV_NUMERICS_INTERNAL_H
 #include "numerics/numerics.h"
 
-/* a / b and a * b rounded to odd at binary64 precision (see above). */
+/* a / b rounded to odd at binary64 precision (see above). */
 double kvn__quot_odd(double a, double b);
-double kvn__prod_odd(double a, double b);
 /* x rounded to binary32 (nearest even), as a double; +-inf beyond the binary32 range. */
 double kvn__to_f32(double x);
 /* Smallest integer E with c * 2^E >= a, for finite a > 0 and c > 0 (exact). */

@@ -224,9 +224,21 @@ static void note_anchor(builder *b, const yaml_char_t *anchor, ynode *n)
 }
 
 /* Returns false to stop (depth limit). */
+static bool makes_node(yaml_event_type_t t)
+{
+    return t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT || t == YAML_SCALAR_EVENT ||
+           t == YAML_ALIAS_EVENT;
+}
+
 static bool on_event(builder *b, const yaml_event_t *e, const char *path, diag_list *diags, diag_level level)
 {
     ynode *n;
+    if (makes_node(e->type) && b->st->nnodes >= YTREE_MAX_NODES) {
+        ypos p = ytree_pos(&b->st->src, e->start_mark);
+        diag_add(diags, level, path, p.line, p.col, "more than %d YAML nodes; the rest of the file is ignored",
+                 YTREE_MAX_NODES);
+        return false;
+    }
     switch (e->type) {
     case YAML_DOCUMENT_START_EVENT:
         b->in_doc = true;

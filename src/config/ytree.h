@@ -9,7 +9,8 @@
  *  - aliases are NOT expanded: an alias node points at its anchored node. Walkers follow it
  *    through ywalk_deref(), which charges a per-file budget, so a "billion laughs" file costs
  *    at most the budget, never exponential time;
- *  - nesting deeper than YTREE_MAX_DEPTH stops the read with a diagnostic;
+ *  - nesting deeper than YTREE_MAX_DEPTH, or more than YTREE_MAX_NODES nodes (about 100 bytes
+ *    each), stops the read with a diagnostic;
  *  - invalid UTF-8 bytes are replaced by '?' in a private copy before parsing (same length, so
  *    every byte offset stays true) and a UTF-8 BOM is skipped.
  * It deliberately does not resolve tags, merge keys, or YAML 1.1 booleans: callers read the
@@ -25,7 +26,7 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
-enum { YTREE_MAX_DEPTH = 200 };
+enum { YTREE_MAX_DEPTH = 200, YTREE_MAX_NODES = 1000000 };
 
 typedef enum ynode_kind { YN_SCALAR, YN_SEQ, YN_MAP, YN_ALIAS } ynode_kind;
 

@@ -47,6 +47,14 @@ expect_contains "origin first" "$tmpdir/all.txt" "switch/multi.py:12:12: error: 
 expect_contains "sink note" "$tmpdir/all.txt" "switch/multi.py:31:16: note: stored into the KV cache as the key by self.attn"
 expect_contains "dtype note" "$tmpdir/all.txt" "deploy/fp8_e5m2.yaml:3:17: note: KV-cache dtype fp8_e5m2 declared here"
 
+# Deterministic whatever the thread count.
+for j in 1 2 4; do
+    (cd "$ms" && "$KVLINT" check --format json -j "$j" switch --config deploy/fp8_e5m2.yaml \
+        --config deploy/float16.yaml --model-config checkpoint-20/config.json) >"$tmpdir/j$j.json" 2>&1
+done
+if cmp -s "$tmpdir/j1.json" "$tmpdir/j2.json" && cmp -s "$tmpdir/j1.json" "$tmpdir/j4.json"; then
+    pass "same report with -j 1, 2, 4"; else fail "report depends on -j"; fi
+
 # The matrix: safe only where the cache holds bfloat16 or float32.
 (cd "$ms" && "$KVLINT" matrix --format json switch --model-config checkpoint-20/config.json) >"$tmpdir/matrix.json" 2>"$tmpdir/err"
 expect_status "matrix" 0 $?

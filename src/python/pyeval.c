@@ -39,11 +39,18 @@ enum {
     ARENA_CAP = 256 << 20    /* per-file memory bound */
 };
 
+/* Field names of tree-sitter-python the evaluator reads; their ids are looked up once per file. */
+typedef enum fid { F_alias, F_alternative, F_argument, F_arguments, F_attribute, F_body, F_condition, F_consequence, F_definition, F_function, F_left, F_module_name, F_name, F_object, F_operator, F_parameters, F_right, F_subscript, F_value, F_COUNT } fid;
+static const char *const field_names[F_COUNT] = { "alias", "alternative", "argument", "arguments", "attribute", "body", "condition", "consequence", "definition", "function", "left", "module_name", "name", "object", "operator", "parameters", "right", "subscript", "value" };
+
 /* ---- environments ---- */
 
+/* Values are immutable once bound, so an environment copy (a branch) copies pointers only, and a
+ * join touches only the bindings whose value pointer differs. */
 typedef struct binding {
     const char *name;
-    aval v;
+    uint32_t hash;
+    const aval *v;
 } binding;
 
 typedef struct env {
@@ -64,6 +71,11 @@ typedef struct qfn {
     klass *cls;
     bool done;
 } qfn;
+
+typedef struct summary {
+    int state;   /* 0 not computed, 1 being computed, 2 done */
+    aval v;
+} summary;
 
 typedef struct frame {
     env locals;
@@ -94,28 +106,85 @@ typedef struct ev {
     size_t budget;
     int decl_group;
     klass *orphans;            /* methods found outside a class (syntax errors) */
+    ARENA_VEC(summary) summaries; /* per node id: the summary of a call without known arguments */
+    TSFieldId fields[F_COUNT];
 } ev;
+
+static TSNode fld(const ev *e, TSNode n, fid f)
+{
+    return ts_node_child_by_field_id(n, e->fields[f]);
+}
+
+/* The named children of n except comments, in order (ts_node_named_child(n, i) is linear in i,
+ * so loops over long blocks go through a cursor once). *count receives their number. */
+static TSNode *kids(ev *e, TSNode n, uint32_t *count)
+{
+    *count = 0;
+    if (ts_node_is_null(n))
+        return NULL;
+    uint32_t cap = ts_node_child_count(n);
+    if (cap == 0)
+        return NULL;
+    TSNode *out = arena_alloc(e->a, cap * sizeof *out);
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    for (bool ok = ts_tree_cursor_goto_first_child(&c); ok; ok = ts_tree_cursor_goto_next_sibling(&c)) {
+        TSNode k = ts_tree_cursor_current_node(&c);
+        if (ts_node_is_named(k) && strcmp(ts_node_type(k), "comment") != 0 && *count < cap)
+            out[(*count)++] = k;
+    }
+    ts_tree_cursor_delete(&c);
+    return out;
+}
 
 static aval eval(ev *e, TSNode n);
 static void exec_block(ev *e, TSNode n);
 
-static const aval *env_get(const env *en, const char *name)
+static uint32_t name_hash_n(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static uint32_t name_hash(const char *s)
+{
+    return name_hash_n(s, strlen(s));
+}
+
+/* Look a name up by its bytes (no copy: identifiers are looked up straight from the source). */
+static const aval *env_find_n(const env *en, const char *s, size_t n, uint32_t h)
 {
     for (size_t i = en->n; i-- > 0;)
-        if (en->v[i].name[0] == name[0] && strcmp(en->v[i].name, name) == 0)
-            return &en->v[i].v;
+        if (en->v[i].hash == h && strncmp(en->v[i].name, s, n) == 0 && en->v[i].name[n] == '\0')
+            return en->v[i].v;
     return NULL;
 }
 
-static void env_set(kv_arena *a, env *en, const char *name, aval v)
+static const aval *env_find(const env *en, const char *name, uint32_t h)
+{
+    return env_find_n(en, name, strlen(name), h);
+}
+
+static const aval *env_get(const env *en, const char *name)
+{
+    return env_find(en, name, name_hash(name));
+}
+
+static void env_bind(kv_arena *a, env *en, const char *name, uint32_t h, const aval *v)
 {
     for (size_t i = en->n; i-- > 0;)
-        if (strcmp(en->v[i].name, name) == 0) {
+        if (en->v[i].hash == h && strcmp(en->v[i].name, name) == 0) {
             en->v[i].v = v;
             return;
         }
     en->v = arena_grow(a, en->v, &en->cap, en->n + 1, sizeof *en->v);
-    en->v[en->n++] = (binding){ name, v };
+    en->v[en->n++] = (binding){ name, h, v };
+}
+
+static void env_set(kv_arena *a, env *en, const char *name, aval v)
+{
+    env_bind(a, en, name, name_hash(name), arena_memdup(a, &v, sizeof v));
 }
 
 static env env_copy(kv_arena *a, const env *en)
@@ -130,11 +199,21 @@ static env env_join(kv_arena *a, const env *x, const env *y)
 {
     env r = env_copy(a, x);
     for (size_t i = 0; i < y->n; i++) {
-        const aval *old = env_get(&r, y->v[i].name);
-        if (!old)
-            env_set(a, &r, y->v[i].name, y->v[i].v);
-        else if (memcmp(old, &y->v[i].v, sizeof *old) != 0)
-            env_set(a, &r, y->v[i].name, av_join(a, old, &y->v[i].v));
+        const binding *b = &y->v[i];
+        if (i < r.n && r.v[i].name == b->name) {  /* same binding before the branches split */
+            if (r.v[i].v != b->v) {
+                aval j = av_join(a, r.v[i].v, b->v);
+                r.v[i].v = arena_memdup(a, &j, sizeof j);
+            }
+            continue;
+        }
+        const aval *old = env_find(&r, b->name, b->hash);
+        if (!old) {
+            env_bind(a, &r, b->name, b->hash, b->v);
+        } else if (old != b->v) {
+            aval j = av_join(a, old, b->v);
+            env_bind(a, &r, b->name, b->hash, arena_memdup(a, &j, sizeof j));
+        }
     }
     return r;
 }
@@ -146,10 +225,6 @@ static bool is(TSNode n, const char *type)
     return strcmp(ts_node_type(n), type) == 0;
 }
 
-static TSNode field(TSNode n, const char *name)
-{
-    return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
-}
 
 static kv_loc loc_of(const ev *e, TSNode n)
 {
@@ -217,8 +292,8 @@ static const char *dotted(ev *e, TSNode n)
         return raw_text(e, n);
     if (!is(n, "attribute"))
         return NULL;
-    const char *obj = dotted(e, field(n, "object"));
-    TSNode attr = field(n, "attribute");
+    const char *obj = dotted(e, fld(e, n, F_object));
+    TSNode attr = fld(e, n, F_attribute);
     if (!obj || ts_node_is_null(attr))
         return NULL;
     return arena_printf(e->a, "%s.%s", obj, raw_text(e, attr));
@@ -228,9 +303,9 @@ static const char *dotted(ev *e, TSNode n)
 static const char *base_name(ev *e, TSNode n)
 {
     while (is(n, "subscript"))
-        n = field(n, "value");
+        n = fld(e, n, F_value);
     if (is(n, "attribute"))
-        n = field(n, "attribute");
+        n = fld(e, n, F_attribute);
     return (!ts_node_is_null(n) && is(n, "identifier")) ? raw_text(e, n) : NULL;
 }
 
@@ -536,16 +611,15 @@ static void eval_args(ev *e, TSNode list, args *g)
         g->star = true;
         return;
     }
-    uint32_t n = ts_node_named_child_count(list);
+    uint32_t n;
+    TSNode *ks = kids(e, list, &n);
     for (uint32_t i = 0; i < n; i++) {
-        TSNode c = ts_node_named_child(list, i);
-        if (is(c, "comment"))
-            continue;
+        TSNode c = ks[i];
         if (is(c, "keyword_argument")) {
-            aval v = eval(e, field(c, "value"));
+            aval v = eval(e, fld(e, c, F_value));
             if (g->nkw < MAX_ARGS) {
-                g->kwname[g->nkw] = raw_text(e, field(c, "name"));
-                g->kw[g->nkw] = field(c, "value");
+                g->kwname[g->nkw] = raw_text(e, fld(e, c, F_name));
+                g->kw[g->nkw] = fld(e, c, F_value);
                 g->kwv[g->nkw++] = v;
             }
         } else if (is(c, "list_splat") || is(c, "dictionary_splat")) {
@@ -877,7 +951,43 @@ static void dtype_decls(ev *e, const char *callee_last, const char *origin, cons
 
 static void bind_params(ev *e, TSNode fn, const args *g, bool method, const aval *self_val);
 
+/* Do the arguments carry nothing the callee could use? Then every such call has the same summary. */
+static bool plain_args(const args *g)
+{
+    if (g->star)
+        return false;
+    for (size_t i = 0; i < g->npos; i++)
+        if (g->posv[i].tag != AV_VALUES || g->posv[i].n || g->posv[i].binary || g->posv[i].has_dtype)
+            return false;
+    for (size_t i = 0; i < g->nkw; i++)
+        if (g->kwv[i].tag != AV_VALUES || g->kwv[i].n || g->kwv[i].binary || g->kwv[i].has_dtype)
+            return false;
+    return true;
+}
+
+static aval call_summary_uncached(ev *e, size_t id, const args *g, bool bound_method);
+
 static aval call_summary(ev *e, size_t id, const args *g, bool bound_method)
+{
+    enum { SLOTS = 5 };
+    if (!plain_args(g) || g->nkw > 0 || g->npos >= SLOTS)
+        return call_summary_uncached(e, id, g, bound_method);
+    /* only unknown positional arguments: one summary per function and argument count */
+    size_t k = id * SLOTS + g->npos;
+    while (e->summaries.n <= k)
+        ARENA_PUSH(e->a, e->summaries, ((summary){ 0 }));
+    if (e->summaries.v[k].state == 1)
+        return av_unknown();  /* being computed: recursion */
+    if (e->summaries.v[k].state == 0) {
+        e->summaries.v[k].state = 1;
+        aval r = call_summary_uncached(e, id, g, bound_method);
+        e->summaries.v[k].v = r;
+        e->summaries.v[k].state = 2;
+    }
+    return e->summaries.v[k].v;
+}
+
+static aval call_summary_uncached(ev *e, size_t id, const args *g, bool bound_method)
 {
     TSNode fn = e->nodes.v[id];
     for (frame *f = e->fr; f; f = f->up)
@@ -898,14 +1008,14 @@ static aval call_summary(ev *e, size_t id, const args *g, bool bound_method)
     e->call_depth++;
     e->quiet++;
     bind_params(e, fn, g, bound_method, NULL);
-    exec_block(e, field(fn, "body"));
+    exec_block(e, fld(e, fn, F_body));
     e->quiet--;
     e->call_depth--;
     e->fr = saved_fr;
     e->cur = saved_cur;
     e->cls = saved_cls;
     aval r = fr.has_ret ? fr.ret : av_unknown();
-    TSNode name = field(fn, "name");
+    TSNode name = fld(e, fn, F_name);
     return av_step(e->a, &r, loc_of(e, name), arena_printf(e->a, "returned from %s()", raw_text(e, name)));
 }
 
@@ -990,10 +1100,10 @@ static const char *self_key(ev *e, TSNode attr_node)
 {
     if (!e->fr || !e->fr->self_name)
         return NULL;
-    TSNode obj = field(attr_node, "object");
+    TSNode obj = fld(e, attr_node, F_object);
     if (!is(obj, "identifier") || strcmp(raw_text(e, obj), e->fr->self_name) != 0)
         return NULL;
-    return arena_printf(e->a, "self.%s", raw_text(e, field(attr_node, "attribute")));
+    return arena_printf(e->a, "self.%s", raw_text(e, fld(e, attr_node, F_attribute)));
 }
 
 static aval lookup_self(ev *e, const char *key, TSNode at)
@@ -1018,7 +1128,7 @@ static void set_name(ev *e, const char *name, aval v)
 static const char *var_key(ev *e, TSNode n)
 {
     while (is(n, "subscript"))
-        n = field(n, "value");
+        n = fld(e, n, F_value);
     if (is(n, "identifier"))
         return raw_text(e, n);
     if (is(n, "attribute"))
@@ -1075,7 +1185,7 @@ static void write_into(ev *e, TSNode target, aval x, TSNode at, const char *what
     nv.dtype = old.dtype;
     nv.intdtype = old.intdtype;
     nv.binary = old.binary && x.binary;
-    nv.tensor = true;
+    nv.tensor = old.tensor || x.tensor;
     update_key(e, key, nv);
 }
 
@@ -1309,7 +1419,7 @@ static aval torch_function(ev *e, const char *f, TSNode call, const args *g)
 static aval tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m, const args *g)
 {
     /* facts of a method call point at the method name: k.to(d).half() has two sites */
-    TSNode whole = call, site = field(field(call, "function"), "attribute");
+    TSNode whole = call, site = fld(e, fld(e, call, F_function), F_attribute);
     if (!ts_node_is_null(site))
         call = site;
     const char *cache = base_name(e, recv);
@@ -1335,8 +1445,10 @@ static aval tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m
             aval nv = *v;
             if (x.has_dtype && strcmp(m, "fill_") == 0)
                 nv = constructions_for(e, CONS_SCALAR_FILL, "fill_", call, nv, &x.dtype);
+            bool tensor = x.tensor || (nv.tag == AV_VALUES && nv.tensor);
             nv = with_dtype(nv.tag == AV_VALUES ? nv : av_unknown(), &x.dtype, x.intdtype);
             nv.has_dtype = x.has_dtype;
+            nv.tensor = tensor;
             update_key(e, key, av_step(e->a, &nv, loc_of(e, call), arena_printf(e->a, "%s into %s", m, text_of(e, recv))));
         } else if (key) {
             write_into(e, recv, *v, call, m);
@@ -1345,8 +1457,10 @@ static aval tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m
     }
     if (x.tag != AV_VALUES)
         x = av_unknown();
+    /* Methods keep the receiver's tensor-ness: a str.split() is no tensor. Only the words the
+     * prefilter counts as tensor context (py_is_tensor_word) may make a tensor out of nothing. */
     if (name_in(m, view_like))
-        return as_tensor(x);
+        return x;
     if (strcmp(m, "to") == 0 || strcmp(m, "type") == 0)
         return method_to(e, call, m[0] == 't' && m[1] == 'o' ? ".to" : ".type", x, g);
     if (strcmp(m, "half") == 0)
@@ -1360,7 +1474,7 @@ static aval tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m
     if (strcmp(m, "type_as") == 0)
         return method_type_as(e, call, x, g);
     if (strcmp(m, "long") == 0 || strcmp(m, "int") == 0 || strcmp(m, "short") == 0) {
-        aval r = as_tensor(x);
+        aval r = x;
         r.intdtype = true;
         return r;
     }
@@ -1392,10 +1506,10 @@ static aval tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m
     if (strcmp(m, "argmax") == 0 || strcmp(m, "argmin") == 0 || strcmp(m, "argsort") == 0 || strcmp(m, "nonzero") == 0)
         return int_source(e, whole, 0, 0, NULL, 0, true);
     if (strcmp(m, "clamp") == 0 || strcmp(m, "clip") == 0 || strcmp(m, "clamp_min") == 0 || strcmp(m, "clamp_max") == 0) {
-        return clamp_values(e, as_tensor(x), g, 1);
+        return clamp_values(e, x, g, 1);
     }
     if (name_in(m, bool_results)) {
-        aval r = av_unknown_tensor();
+        aval r = x.tensor ? av_unknown_tensor() : av_unknown();
         r.binary = true;
         return r;
     }
@@ -1425,8 +1539,8 @@ static const char *last_dotted(const char *s)
 
 static aval eval_call(ev *e, TSNode call)
 {
-    TSNode fn = field(call, "function");
-    TSNode an = field(call, "arguments");
+    TSNode fn = fld(e, call, F_function);
+    TSNode an = fld(e, call, F_arguments);
     if (ts_node_is_null(fn))
         return av_unknown();
     const char *callee = dotted(e, fn);
@@ -1434,8 +1548,8 @@ static aval eval_call(ev *e, TSNode call)
     TSNode recv_node = fn;
     const char *method = NULL;
     if (is(fn, "attribute")) {
-        recv_node = field(fn, "object");
-        method = raw_text(e, field(fn, "attribute"));
+        recv_node = fld(e, fn, F_object);
+        method = raw_text(e, fld(e, fn, F_attribute));
         const char *key = self_key(e, fn);
         if (key && e->cls) {
             const aval *m = env_get(&e->cls->consts, key + 5);
@@ -1493,7 +1607,7 @@ static aval eval_call(ev *e, TSNode call)
     }
     if (method) {
         if (recv.tag == AV_MODULE)
-            return torch_function(e, method, call, &g);
+            return strcmp(recv.str, "math") == 0 ? av_unknown() : torch_function(e, method, call, &g);
         if (recv.tag == AV_FINFO)
             return av_unknown();
         return tensor_method(e, call, recv_node, recv, method, &g);
@@ -1542,8 +1656,8 @@ static aval eval_attribute(ev *e, TSNode n)
     const char *key = self_key(e, n);
     if (key)
         return lookup_self(e, key, n);
-    TSNode objn = field(n, "object");
-    const char *attr = raw_text(e, field(n, "attribute"));
+    TSNode objn = fld(e, n, F_object);
+    const char *attr = raw_text(e, fld(e, n, F_attribute));
     aval obj = eval(e, objn);
     if (obj.tag == AV_MODULE) {
         aval d;
@@ -1584,18 +1698,21 @@ static aval eval_attribute(ev *e, TSNode n)
 
 static aval eval_identifier(ev *e, TSNode n)
 {
-    const char *name = raw_text(e, n);
-    const aval *v = env_get(e->cur, name);
+    uint32_t b = ts_node_start_byte(n), t = ts_node_end_byte(n);
+    const char *s = e->src + b;
+    size_t len = t > b ? t - b : 0;
+    uint32_t h = name_hash_n(s, len);
+    const aval *v = env_find_n(e->cur, s, len, h);
     if (!v && e->cur != &e->module)
-        v = env_get(&e->module, name);
+        v = env_find_n(&e->module, s, len, h);
     if (v)
         return *v;
-    return default_for_name(e, name, n);
+    return default_for_name(e, raw_text(e, n), n);
 }
 
 static aval eval_binary(ev *e, TSNode n)
 {
-    TSNode ln = field(n, "left"), rn = field(n, "right"), on = field(n, "operator");
+    TSNode ln = fld(e, n, F_left), rn = fld(e, n, F_right), on = fld(e, n, F_operator);
     aval l = eval(e, ln), r = eval(e, rn);
     const char *op = ts_node_is_null(on) ? "?" : ts_node_type(on);
     if (strcmp(op, "@") == 0)
@@ -1625,12 +1742,12 @@ static aval eval_binary(ev *e, TSNode n)
     }
     /* 1 - mask is a mask */
     if (strcmp(op, "-") == 0 && av_single(&l, &c) && c == 1 && r.binary) {
-        aval x = av_unknown_tensor();
+        aval x = r.tensor ? av_unknown_tensor() : av_unknown();
         x.binary = true;
         return x;
     }
     /* (1 - mask) * float("-inf"): 0 * inf is NaN wherever the mask is 1 */
-    if (strcmp(op, "*") == 0 && (l.binary || r.binary)) {
+    if (strcmp(op, "*") == 0 && tensor_ctx && (l.binary || r.binary)) {
         const aval *other = l.binary ? &r : &l;
         for (size_t i = 0; i < other->n; i++)
             if (isinf(other->vals[i].v.lo) && other->vals[i].v.sym == SYM_NONE) {
@@ -1659,7 +1776,8 @@ static aval eval_binary(ev *e, TSNode n)
 
 static aval eval_seq(ev *e, TSNode n)
 {
-    uint32_t k = ts_node_named_child_count(n);
+    uint32_t k;
+    TSNode *ks = kids(e, n, &k);
     aval x = av_unknown();
     x.tag = AV_SEQ;
     x.other = false;
@@ -1667,9 +1785,7 @@ static aval eval_seq(ev *e, TSNode n)
     aval *el = arena_alloc(e->a, (m ? m : 1) * sizeof *el);
     size_t j = 0;
     for (uint32_t i = 0; i < k; i++) {
-        TSNode c = ts_node_named_child(n, i);
-        if (is(c, "comment"))
-            continue;
+        TSNode c = ks[i];
         aval v = eval(e, c);
         if (is(c, "list_splat") || j >= m)
             continue;
@@ -1688,8 +1804,8 @@ static aval eval_comprehension(ev *e, TSNode n)
     for (uint32_t i = 1; i < k; i++) {
         TSNode c = ts_node_named_child(n, i);
         if (is(c, "for_in_clause")) {
-            eval(e, field(c, "right"));
-            assign(e, field(c, "left"), av_unknown(), c);
+            eval(e, fld(e, c, F_right));
+            assign(e, fld(e, c, F_left), av_unknown(), c);
         }
     }
     if (k > 0)
@@ -1729,8 +1845,10 @@ static aval eval_inner(ev *e, TSNode n)
         }
         if (strcmp(t, "comparison_operator") == 0) {
             bool tensor = false;
-            for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
-                tensor |= eval(e, ts_node_named_child(n, i)).tensor;
+            uint32_t k;
+            TSNode *ks = kids(e, n, &k);
+            for (uint32_t i = 0; i < k; i++)
+                tensor |= eval(e, ks[i]).tensor;
             aval x = tensor ? av_unknown_tensor() : av_unknown();
             x.binary = true;
             return x;
@@ -1748,10 +1866,10 @@ static aval eval_inner(ev *e, TSNode n)
         if (strcmp(t, "string") == 0)
             return eval_string(e, n);
         if (strcmp(t, "subscript") == 0) {
-            aval v = eval(e, field(n, "value"));
+            aval v = eval(e, fld(e, n, F_value));
             if (v.tag == AV_SEQ) {
                 double ix;
-                TSNode sn = field(n, "subscript");
+                TSNode sn = fld(e, n, F_subscript);
                 aval s = ts_node_is_null(sn) ? av_unknown() : eval(e, sn);
                 if (av_single(&s, &ix) && ix >= 0 && ix < (double)v.nelems)
                     return v.elems[(size_t)ix];
@@ -1763,7 +1881,7 @@ static aval eval_inner(ev *e, TSNode n)
     case 'u':
         if (strcmp(t, "unary_operator") == 0) {
             TSNode op = ts_node_child(n, 0);
-            aval x = eval(e, field(n, "argument"));
+            aval x = eval(e, fld(e, n, F_argument));
             const char *o = ts_node_type(op);
             if (strcmp(o, "-") == 0)
                 return av_negate(e->a, &x, loc_of(e, n), text_of(e, n));
@@ -1779,7 +1897,7 @@ static aval eval_inner(ev *e, TSNode n)
         if (strcmp(t, "binary_operator") == 0)
             return eval_binary(e, n);
         if (strcmp(t, "boolean_operator") == 0) {
-            aval a = eval(e, field(n, "left")), b = eval(e, field(n, "right"));
+            aval a = eval(e, fld(e, n, F_left)), b = eval(e, fld(e, n, F_right));
             return av_join(e->a, &a, &b);
         }
         break;
@@ -1805,12 +1923,12 @@ static aval eval_inner(ev *e, TSNode n)
         break;
     case 'n':
         if (strcmp(t, "named_expression") == 0) {
-            aval v = eval(e, field(n, "value"));
-            assign(e, field(n, "name"), v, n);
+            aval v = eval(e, fld(e, n, F_value));
+            assign(e, fld(e, n, F_name), v, n);
             return v;
         }
         if (strcmp(t, "not_operator") == 0) {
-            eval(e, field(n, "argument"));
+            eval(e, fld(e, n, F_argument));
             return av_unknown();
         }
         break;
@@ -1820,10 +1938,12 @@ static aval eval_inner(ev *e, TSNode n)
         break;
     case 'd':
         if (strcmp(t, "dictionary") == 0) {
-            for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
-                TSNode p = ts_node_named_child(n, i);
+            uint32_t k;
+            TSNode *ks = kids(e, n, &k);
+            for (uint32_t i = 0; i < k; i++) {
+                TSNode p = ks[i];
                 if (is(p, "pair"))
-                    eval(e, field(p, "value"));
+                    eval(e, fld(e, p, F_value));
             }
             return av_unknown();
         }
@@ -1849,12 +1969,14 @@ static aval eval(ev *e, TSNode n)
 static void bind_imports(ev *e, TSNode n)
 {
     if (is(n, "import_statement")) {
-        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
-            TSNode c = ts_node_named_child(n, i);
+        uint32_t k;
+        TSNode *ks = kids(e, n, &k);
+        for (uint32_t i = 0; i < k; i++) {
+            TSNode c = ks[i];
             const char *full = NULL, *alias = NULL;
             if (is(c, "aliased_import")) {
-                full = raw_text(e, field(c, "name"));
-                alias = raw_text(e, field(c, "alias"));
+                full = raw_text(e, fld(e, c, F_name));
+                alias = raw_text(e, fld(e, c, F_alias));
             } else if (is(c, "dotted_name")) {
                 full = raw_text(e, c);
                 alias = arena_strndup(e->a, full, strcspn(full, "."));
@@ -1875,16 +1997,18 @@ static void bind_imports(ev *e, TSNode n)
         return;
     }
     /* from M import a, b as c */
-    TSNode mod = field(n, "module_name");
+    TSNode mod = fld(e, n, F_module_name);
     const char *mtext = ts_node_is_null(mod) ? "" : raw_text(e, mod);
-    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
-        TSNode c = ts_node_named_child(n, i);
+    uint32_t nk;
+    TSNode *ks = kids(e, n, &nk);
+    for (uint32_t i = 0; i < nk; i++) {
+        TSNode c = ks[i];
         if (ts_node_eq(c, mod))
             continue;
         const char *name = NULL, *alias = NULL;
         if (is(c, "aliased_import")) {
-            name = raw_text(e, field(c, "name"));
-            alias = raw_text(e, field(c, "alias"));
+            name = raw_text(e, fld(e, c, F_name));
+            alias = raw_text(e, fld(e, c, F_alias));
         } else if (is(c, "dotted_name")) {
             name = alias = raw_text(e, c);
         }
@@ -1931,17 +2055,18 @@ static void bind_imports(ev *e, TSNode n)
 static void bind_params(ev *e, TSNode fn, const args *g, bool bound_method, const aval *self_val)
 {
     (void)self_val;
-    TSNode ps = field(fn, "parameters");
-    uint32_t k = ts_node_is_null(ps) ? 0 : ts_node_named_child_count(ps);
+    TSNode ps = fld(e, fn, F_parameters);
+    uint32_t k;
+    TSNode *ks = kids(e, ps, &k);
     size_t pos = 0;
     bool first = true;
     for (uint32_t i = 0; i < k; i++) {
-        TSNode p = ts_node_named_child(ps, i);
+        TSNode p = ks[i];
         TSNode name = p, dflt = { 0 };
         bool has_default = false;
         if (is(p, "default_parameter") || is(p, "typed_default_parameter")) {
-            name = field(p, "name");
-            dflt = field(p, "value");
+            name = fld(e, p, F_name);
+            dflt = fld(e, p, F_value);
             has_default = true;
         } else if (is(p, "typed_parameter")) {
             name = ts_node_named_child(p, 0);
@@ -1992,29 +2117,32 @@ static void exec_block(ev *e, TSNode n)
 {
     if (ts_node_is_null(n))
         return;
-    uint32_t k = ts_node_named_child_count(n);
+    uint32_t k;
+    TSNode *ks = kids(e, n, &k);
     for (uint32_t i = 0; i < k; i++)
-        exec_stmt(e, ts_node_named_child(n, i));
+        exec_stmt(e, ks[i]);
 }
 
 static void exec_branches(ev *e, TSNode s)
 {
-    eval(e, field(s, "condition"));
+    eval(e, fld(e, s, F_condition));
     env before = env_copy(e->a, e->cur);
-    exec_block(e, field(s, "consequence"));
+    exec_block(e, fld(e, s, F_consequence));
     env acc = *e->cur;
     bool has_else = false;
-    for (uint32_t i = 0; i < ts_node_named_child_count(s); i++) {
-        TSNode c = ts_node_named_child(s, i);
+    uint32_t k;
+    TSNode *ks = kids(e, s, &k);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode c = ks[i];
         if (!is(c, "elif_clause") && !is(c, "else_clause"))
             continue;
         *e->cur = env_copy(e->a, &before);
         if (is(c, "elif_clause")) {
-            eval(e, field(c, "condition"));
-            exec_block(e, field(c, "consequence"));
+            eval(e, fld(e, c, F_condition));
+            exec_block(e, fld(e, c, F_consequence));
         } else {
             has_else = true;
-            exec_block(e, field(c, "body"));
+            exec_block(e, fld(e, c, F_body));
         }
         acc = env_join(e->a, &acc, e->cur);
     }
@@ -2027,7 +2155,7 @@ static void exec_branches(ev *e, TSNode s)
 static void exec_loop(ev *e, TSNode s)
 {
     if (is(s, "for_statement")) {
-        aval it = eval(e, field(s, "right"));
+        aval it = eval(e, fld(e, s, F_right));
         aval el = av_unknown();
         if (it.tag == AV_SEQ && it.nelems > 0) {
             el = it.elems[0];
@@ -2035,27 +2163,29 @@ static void exec_loop(ev *e, TSNode s)
                 el = av_join(e->a, &el, &it.elems[i]);
         }
         env before = env_copy(e->a, e->cur);
-        assign(e, field(s, "left"), el, s);
-        exec_block(e, field(s, "body"));
+        assign(e, fld(e, s, F_left), el, s);
+        exec_block(e, fld(e, s, F_body));
         *e->cur = env_join(e->a, e->cur, &before);
     } else {
-        eval(e, field(s, "condition"));
+        eval(e, fld(e, s, F_condition));
         env before = env_copy(e->a, e->cur);
-        exec_block(e, field(s, "body"));
+        exec_block(e, fld(e, s, F_body));
         *e->cur = env_join(e->a, e->cur, &before);
     }
-    TSNode alt = field(s, "alternative");
+    TSNode alt = fld(e, s, F_alternative);
     if (!ts_node_is_null(alt))
-        exec_block(e, field(alt, "body"));
+        exec_block(e, fld(e, alt, F_body));
 }
 
 static void exec_try(ev *e, TSNode s)
 {
     env before = env_copy(e->a, e->cur);
-    exec_block(e, field(s, "body"));
+    exec_block(e, fld(e, s, F_body));
     env acc = *e->cur;
-    for (uint32_t i = 0; i < ts_node_named_child_count(s); i++) {
-        TSNode c = ts_node_named_child(s, i);
+    uint32_t k;
+    TSNode *ks = kids(e, s, &k);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode c = ks[i];
         if (is(c, "except_clause") || is(c, "except_group_clause")) {
             *e->cur = env_copy(e->a, &before);
             for (uint32_t j = 0; j < ts_node_named_child_count(c); j++)
@@ -2076,7 +2206,7 @@ static void exec_try(ev *e, TSNode s)
 static void exec_class(ev *e, TSNode s)
 {
     klass *k = arena_zalloc(e->a, sizeof *k);
-    k->name = raw_text(e, field(s, "name"));
+    k->name = raw_text(e, fld(e, s, F_name));
     klass *saved_cls = e->cls;
     env *saved_cur = e->cur;
     frame *saved_fr = e->fr;
@@ -2088,7 +2218,7 @@ static void exec_class(ev *e, TSNode s)
     e->cls = k;
     e->cur = &k->consts;
     e->fr = NULL;
-    exec_block(e, field(s, "body"));
+    exec_block(e, fld(e, s, F_body));
     e->cls = saved_cls;
     e->cur = saved_cur;
     e->fr = saved_fr;
@@ -2097,7 +2227,7 @@ static void exec_class(ev *e, TSNode s)
 /* Is the first parameter of a function named self? */
 static bool takes_self(ev *e, TSNode fn)
 {
-    TSNode ps = field(fn, "parameters");
+    TSNode ps = fld(e, fn, F_parameters);
     if (ts_node_is_null(ps) || ts_node_named_child_count(ps) == 0)
         return false;
     TSNode p = ts_node_named_child(ps, 0);
@@ -2108,7 +2238,7 @@ static bool takes_self(ev *e, TSNode fn)
 
 static void exec_def(ev *e, TSNode s)
 {
-    const char *name = raw_text(e, field(s, "name"));
+    const char *name = raw_text(e, fld(e, s, F_name));
     klass *cls = (e->cur == (e->cls ? &e->cls->consts : NULL)) ? e->cls : NULL;
     if (!cls && !e->fr && takes_self(e, s)) {
         /* a method whose class header did not parse: its siblings share one recovered class */
@@ -2137,23 +2267,25 @@ static void exec_stmt(ev *e, TSNode s)
     e->depth++;
     const char *t = ts_node_type(s);
     if (strcmp(t, "expression_statement") == 0) {
-        for (uint32_t i = 0; i < ts_node_named_child_count(s); i++)
-            exec_stmt(e, ts_node_named_child(s, i));
+        uint32_t k;
+        TSNode *ks = kids(e, s, &k);
+        for (uint32_t i = 0; i < k; i++)
+            exec_stmt(e, ks[i]);
     } else if (strcmp(t, "assignment") == 0) {
-        TSNode right = field(s, "right");
+        TSNode right = fld(e, s, F_right);
         aval v;
         if (!ts_node_is_null(right) && is(right, "assignment")) {  /* a = b = c */
             exec_stmt(e, right);
-            v = eval(e, field(right, "left"));
+            v = eval(e, fld(e, right, F_left));
         } else {
             v = eval(e, right);
         }
         if (!ts_node_is_null(right))
-            assign(e, field(s, "left"), v, s);
+            assign(e, fld(e, s, F_left), v, s);
     } else if (strcmp(t, "augmented_assignment") == 0) {
-        TSNode left = field(s, "left");
-        aval r = eval(e, field(s, "right"));
-        TSNode on = field(s, "operator");
+        TSNode left = fld(e, s, F_left);
+        aval r = eval(e, fld(e, s, F_right));
+        TSNode on = fld(e, s, F_operator);
         char op[4] = { 0 };
         const char *ot = ts_node_is_null(on) ? "" : ts_node_type(on);
         size_t ol = strlen(ot) > 1 ? strlen(ot) - 1 : 0;
@@ -2183,23 +2315,23 @@ static void exec_stmt(ev *e, TSNode s)
         TSNode wc = ts_node_named_child(s, 0);
         for (uint32_t i = 0; !ts_node_is_null(wc) && i < ts_node_named_child_count(wc); i++) {
             TSNode item = ts_node_named_child(wc, i);
-            TSNode v = field(item, "value");
+            TSNode v = fld(e, item, F_value);
             if (!ts_node_is_null(v) && is(v, "as_pattern")) {
                 eval(e, ts_node_named_child(v, 0));
-                TSNode al = field(v, "alias");
+                TSNode al = fld(e, v, F_alias);
                 if (!ts_node_is_null(al) && ts_node_named_child_count(al))
                     assign(e, ts_node_named_child(al, 0), av_unknown(), item);
             } else if (!ts_node_is_null(v)) {
                 eval(e, v);
             }
         }
-        exec_block(e, field(s, "body"));
+        exec_block(e, fld(e, s, F_body));
     } else if (strcmp(t, "function_definition") == 0) {
         exec_def(e, s);
     } else if (strcmp(t, "class_definition") == 0) {
         exec_class(e, s);
     } else if (strcmp(t, "decorated_definition") == 0) {
-        exec_stmt(e, field(s, "definition"));
+        exec_stmt(e, fld(e, s, F_definition));
     } else if (strcmp(t, "import_statement") == 0 || strcmp(t, "import_from_statement") == 0) {
         bind_imports(e, s);
     } else if (strcmp(t, "block") == 0) {
@@ -2229,7 +2361,7 @@ static void analyse_function(ev *e, qfn *q)
     e->cls = q->cls;
     e->cur = &fr.locals;
     bind_params(e, q->node, NULL, q->cls != NULL, NULL);
-    exec_block(e, field(q->node, "body"));
+    exec_block(e, fld(e, q->node, F_body));
     e->fr = NULL;
     e->cls = NULL;
     e->cur = &e->module;
@@ -2323,6 +2455,8 @@ void py_analyze_file(const char *path, const char *data, size_t len, const fe_co
     e.st = ctx ? ctx->state : NULL;
     e.cur = &e.module;
     e.budget = 200000 + 40 * (size_t)len;
+    for (int f = 0; f < F_COUNT; f++)
+        e.fields[f] = ts_language_field_id_for_name(tree_sitter_python(), field_names[f], (uint32_t)strlen(field_names[f]));
     if (ts_node_has_error(root))
         note_syntax_error(&e, root);
     exec_block(&e, root);

@@ -82,6 +82,8 @@ bool py_is_infinity_word(const char *s, size_t n);      /* inf, Inf, Infinity, i
 bool py_is_decl_callee(const char *s, size_t n);        /* LLM, EngineArgs, AsyncEngineArgs, Engine, set_default_dtype */
 bool py_is_cast_method(const char *s, size_t n);        /* to, half, bfloat16, float, double, type, type_as */
 bool py_is_int_source(const char *s, size_t n);         /* arange, argmax, argmin, ... */
+/* Words without which the evaluator never calls a value a tensor or gives it a dtype. */
+bool py_is_tensor_word(const char *s, size_t n);
 
 /* Module constants a file exports (found lexically: top-level `NAME = <literal>` lines). */
 typedef struct py_export {

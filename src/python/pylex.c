@@ -6,9 +6,11 @@
  * the evaluator can emit needs a word the prefilter looks for, and both sides use the same word
  * lists below:
  *   store        a sink word (sink table, cache-tensor names, .kvlint.yaml sinks)
- *   construction a sentinel: a literal >= PY_SENTINEL_MAGNITUDE, an infinity word, finfo/iinfo,
- *                float("inf")-like strings, or a name another scanned file exports as a sentinel
- *   arithmetic   a sentinel, as above
+ *   construction a sentinel (a literal >= PY_SENTINEL_MAGNITUDE, an infinity word, finfo/iinfo,
+ *                float("inf")-like strings, or a name another scanned file exports as a sentinel)
+ *                AND a known dtype: the keyword `dtype` or a cast method after '.'
+ *   arithmetic   a sentinel AND a tensor: a tensor word (py_is_tensor_word: torch, numpy, F,
+ *                dtype, an integer source or id name, a *mask* name, ...), a cast method or `a @ b`
  *   int-cast     a cast method after '.' AND an integer source (arange, argmax, ... or an id name)
  *   dtype decl   LLM / EngineArgs / AsyncEngineArgs / Engine / set_default_dtype
  *   suppression  a comment mentioning kvlint
@@ -50,6 +52,19 @@ bool py_is_cast_method(const char *s, size_t n)
 {
     static const char *const w[] = { "to", "half", "bfloat16", "float", "double", "type", "type_as", NULL };
     return word_in(s, n, w);
+}
+
+bool py_is_tensor_word(const char *s, size_t n)
+{
+    static const char *const w[] = { "dtype", "torch", "Tensor", "numpy", "np", "F", "nn", "functional",
+                                     "masked_fill", "where", "new_full", "new_zeros", "new_ones",
+                                     "new_tensor", "new_empty", NULL };
+    if (word_in(s, n, w) || py_is_int_source(s, n) || py_name_family(s, n))
+        return true;
+    for (size_t i = 0; i + 4 <= n; i++)
+        if (memcmp(s + i, "mask", 4) == 0)
+            return true;
+    return false;
 }
 
 bool py_is_int_source(const char *s, size_t n)
@@ -351,7 +366,7 @@ bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, s
 {
     lexer lx;
     lex_init(&lx, data, len);
-    bool cast = false, int_source = false;
+    bool cast = false, int_source = false, sentinel = false, tensor = false;
     char prev = 0;            /* previous punctuation, 0 after a word/number/string */
     uint32_t prev_line = 0;   /* line of the previous token */
     int depth = 0;            /* bracket depth */
@@ -370,34 +385,37 @@ bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, s
         switch (k) {
         case LEX_STRING:
             if (py_float_string_special(lx.tok, lx.len, &v))
-                return true;
+                sentinel = true;
             break;
         case LEX_NUMBER:
             if (py_parse_number(lx.tok, lx.len, &v) && fabs(v) >= PY_SENTINEL_MAGNITUDE)
-                return true;
+                sentinel = true;
             break;
         case LEX_WORD: {
             const char *w = lx.tok;
             size_t n = lx.len;
-            if (py_is_infinity_word(w, n) || (n == 5 && (memcmp(w, "finfo", 5) == 0 || memcmp(w, "iinfo", 5) == 0))
-                || py_is_decl_callee(w, n) || (st && py_is_sink_word(st, w, n)))
+            if (py_is_decl_callee(w, n) || (st && py_is_sink_word(st, w, n)))
                 return true;
+            if (py_is_infinity_word(w, n) || (n == 5 && (memcmp(w, "finfo", 5) == 0 || memcmp(w, "iinfo", 5) == 0)))
+                sentinel = true;
             if (first_on_line && n == 4 && memcmp(w, "from", 4) == 0)
                 from_stmt = true;
             else if (from_stmt && n == 6 && memcmp(w, "import", 6) == 0)
                 importing = true;
             else if (importing && is_exported_sentinel(ctx, w, n))
-                return true;
+                sentinel = true;
             if (prev == '.' && py_is_cast_method(w, n))
-                cast = true;
+                cast = tensor = true;
             if (py_is_int_source(w, n) || py_name_family(w, n))
                 int_source = true;
-            if (cast && int_source)
-                return true;
+            if (!tensor && py_is_tensor_word(w, n))
+                tensor = true;
             break;
         }
         case LEX_PUNCT:
             prev = *lx.tok;
+            if (prev == '@' && !first_on_line)
+                tensor = true;  /* a @ b (a decorator starts its line) */
             if (prev == '(' || prev == '[' || prev == '{')
                 depth++;
             else if ((prev == ')' || prev == ']' || prev == '}') && depth > 0)
@@ -410,8 +428,10 @@ bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, s
             break;
         }
         prev = 0;
+        if ((cast && int_source) || (sentinel && tensor))
+            return true;
     }
-    return false;
+    return (cast && int_source) || (sentinel && tensor);
 }
 
 /* ---- suppressions ---- */

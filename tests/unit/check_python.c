@@ -126,11 +126,16 @@ START_TEST(prefilter_words)
         { "x = 1\n", false },
         { "x = 1e3  # -1e9 in a comment\n", false },
         { "s = 'the word inf in a string'\n", false },
-        { "x = -1e9\n", true },
-        { "x = 10_000\n", true },
-        { "x = float('-inf')\n", true },
-        { "x = math.inf\n", true },
+        { "x = -1e9\n", false },                           /* a sentinel, but no tensor and no dtype */
+        { "x = torch.full((2,), -1e9)\n", true },
+        { "x = 10_000\n", false },
+        { "m = np.full(2, 10_000)\n", true },
+        { "x = float('-inf')\ny = a @ b\n", true },
+        { "x = float('-inf')\n@dec\ndef f(): pass\n", false }, /* a decorator is no matmul */
+        { "x = math.inf\n", false },
+        { "x = math.inf\nattention_mask = None\n", true },
         { "m = torch.finfo(t).min\n", true },
+        { "from .c import NEG\ny = x.to(d)\n", false },    /* NEG is no sentinel without an index */
         { "self.attn(q, k, v)\nfrom vllm import Attention\n", true },
         { "kv_cache[0] = k\n", true },
         { "llm = LLM(model='m')\n", true },

@@ -83,7 +83,7 @@ size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, bool rocm,
     if (di->kind == KVN_KIND_ELEMENT && di->elem == KVN_F16 && mi && mi->kind == KVN_KIND_ELEMENT &&
         mi->elem == KVN_BF16 && engine_is(engine, "vllm")) {
         double rb = kvn_bf16_bits_as_f16(m.stored);
-        out[0] = (path_result){ "vLLM's cache writer (bfloat16 bits read as float16)", rb,
+        out[0] = (path_result){ "vLLM's cache writer, which copies bfloat16 bits into the float16 cache", rb,
                                 rb == x ? KVN_EXACT : OUTC_REINTERPRETED };
         return 1;
     }

@@ -134,7 +134,7 @@ static void print_json(void)
 
 static void print_text(void)
 {
-    printf("%-20s %-10s %-13s %4s %-13s %-10s %-10s %-4s %-20s %-6s %5s %-9s %s\n", "name", "kind", "element",
+    printf("%-20s %-10s %-13s %4s %-12s %-12s %-12s %-4s %-20s %-8s %5s %-9s %s\n", "name", "kind", "element",
            "bits", "max", "min_normal", "min_sub", "inf", "nan", "intmax", "block", "scale", "aliases");
     for (size_t i = 0; i < kvn_dtype_count(); i++) {
         kvn_dtype d = (kvn_dtype)i;
@@ -142,21 +142,21 @@ static void print_text(void)
         elem_facts e;
         char mx[40] = "-", mn[40] = "-", ms[40] = "-", ie[40] = "-", bits[8] = "-";
         bool has = element_facts(d, &e);
-        if (has) {
-            json_format_number(mx, sizeof mx, e.max);
-            json_format_number(mn, sizeof mn, e.min_normal);
-            json_format_number(ms, sizeof ms, e.min_subnormal);
+        if (has) { /* short forms for people; --format json has the exact values */
+            snprintf(mx, sizeof mx, "%.6g", e.max);
+            snprintf(mn, sizeof mn, "%.6g", e.min_normal);
+            snprintf(ms, sizeof ms, "%.6g", e.min_subnormal);
             if (e.int_exact_max >= 0)
-                json_format_number(ie, sizeof ie, e.int_exact_max);
+                snprintf(ie, sizeof ie, "%.0f", e.int_exact_max);
             snprintf(bits, sizeof bits, "%d", e.bits);
         }
         const char *scale = scale_name(info);
         strbuf al = STRBUF_INIT;
         for (const char *const *a = info->aliases; *a; a++)
             sb_addf(&al, "%s%s", a == info->aliases ? "" : ", ", *a);
-        printf("%-20s %-10s %-13s %4s %-13s %-10s %-10s %-4s %-20s %-6s %5d %-9s %s\n", info->name,
+        printf("%-20s %-10s %-13s %4s %-12s %-12s %-12s %-4s %-20s %-8s %5d %-9s %s\n", info->name,
                kind_name(info->kind), has ? e.name : "-", bits, mx, mn, ms, has ? (e.has_inf ? "yes" : "no") : "-",
-               has ? e.nan_encoding : "-", ie, info->block, scale ? scale : "-", sb_str(&al));
+               has ? e.nan_encoding : "-", ie, info->block, scale ? scale : "-", al.len ? sb_str(&al) : "-");
         sb_release(&al);
     }
 }

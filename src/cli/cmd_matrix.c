@@ -114,23 +114,32 @@ static void evaluate_cells(matrix *m, const rule_set *rules, const session *s, c
     free((void *)eo.ignore);
 }
 
+static void cell_text(const cell *c, char *buf, size_t n)
+{
+    if (!c->first)
+        snprintf(buf, n, "safe");
+    else
+        snprintf(buf, n, "unsafe %s %s:%u", c->first->rule->id, report_path(c->first->loc.path), c->first->loc.line);
+}
+
 static void print_text(const matrix *m)
 {
-    printf("%-22s", "KV cache \\ model");
+    int w = 16;
+    char buf[256];
+    for (size_t i = 0; i < m->nkv * 3; i++) {
+        cell_text(&m->cells[i], buf, sizeof buf);
+        if ((int)strlen(buf) > w)
+            w = (int)strlen(buf);
+    }
+    printf("%-20s", "KV cache \\ model");
     for (size_t j = 0; j < 3; j++)
-        printf("  %-28s", json_dtype_name(m->models[j]));
+        printf("  %-*s", j < 2 ? w : 0, json_dtype_name(m->models[j]));
     putchar('\n');
     for (size_t i = 0; i < m->nkv; i++) {
-        printf("%-22s", json_dtype_name(m->kvs[i]));
+        printf("%-20s", json_dtype_name(m->kvs[i]));
         for (size_t j = 0; j < 3; j++) {
-            const cell *c = &m->cells[i * 3 + j];
-            char buf[128];
-            if (!c->first)
-                snprintf(buf, sizeof buf, "safe");
-            else
-                snprintf(buf, sizeof buf, "unsafe %s %s:%u", c->first->rule->id,
-                         report_path(c->first->loc.path), c->first->loc.line);
-            printf("  %-28s", buf);
+            cell_text(&m->cells[i * 3 + j], buf, sizeof buf);
+            printf("  %-*s", j < 2 ? w : 0, buf);
         }
         putchar('\n');
     }

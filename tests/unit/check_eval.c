@@ -12,6 +12,7 @@
 
 #include "check/eval.h"
 #include "check/rules.h"
+#include "report/report.h"
 #include "util/fsutil.h"
 
 static rule_set *rules;
@@ -558,6 +559,52 @@ START_TEST(select_and_ignore)
 }
 END_TEST
 
+/* ---- reporters on hand-built findings ---- */
+
+static char *render(void (*fn)(FILE *, const report_input *), const report_input *in)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    fn(f, in);
+    fclose(f);
+    return buf;
+}
+
+START_TEST(reporters_escape_and_shape)
+{
+    const char *path = "odd,dir:x/deploy 1.yaml";
+    file_facts *f = file_facts_new(path);
+    dtype_decl bad = { .key = DECL_KV_CACHE_DTYPE, .engine = "vllm", .dtype = KVN_DTYPE_INVALID, .raw = "fp9%",
+                       .carrier = "k8s-args", .loc = { path, 20, 15, 20, 19 } };
+    ARENA_PUSH(f->arena, f->decls, bad);
+    finding_list *l = run1(f, NULL, 0, false);
+    ck_assert_uint_eq(l->v.n, 1);
+    eval_options eo = {0};
+    report_input in = { .findings = l, .rules = rules, .eval = &eo, .files = 1, .deployments = 0 };
+    char *gh = render(report_github, &in);
+    ck_assert_msg(strstr(gh, "::error file=odd%2Cdir%3Ax/deploy 1.yaml,line=20,col=15,endLine=20,endColumn=19,title=KV009 unknown-dtype-name::'fp9%25' is not"), "%s", gh);
+    char *js = render(report_json, &in);
+    ck_assert(strstr(js, "\"dtype_origin\": null"));
+    ck_assert(strstr(js, "\"path\": \"odd,dir:x/deploy 1.yaml\""));
+    ck_assert(strstr(js, "\"errors\": 1"));
+    char *sarif = render(report_sarif, &in);
+    ck_assert_msg(strstr(sarif, "\"uri\": \"odd%2Cdir%3Ax/deploy%201.yaml\""), "%s", sarif);
+    ck_assert(strstr(sarif, "\"ruleIndex\": 8"));
+    char *txt = render(report_text, &in);
+    ck_assert(strstr(txt, "odd,dir:x/deploy 1.yaml:20:15: error: 'fp9%' is not"));
+    ck_assert(strstr(txt, "kvlint: 1 error in 1 file, 0 deployments"));
+    ck_assert(!strchr(txt, '\033'));
+    free(gh);
+    free(js);
+    free(sarif);
+    free(txt);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
 START_TEST(number_format)
 {
     char b[64];
@@ -603,6 +650,7 @@ static Suite *suite(void)
     tcase_add_test(t, once_per_deployment_sorted);
     tcase_add_test(t, suppressions);
     tcase_add_test(t, select_and_ignore);
+    tcase_add_test(t, reporters_escape_and_shape);
     tcase_add_test(t, number_format);
     suite_add_tcase(s, t);
     return s;

@@ -105,7 +105,8 @@ static int shell_node(yw *y, const ynode *n, const char *carrier, const char *hi
         if (to > from)
             to--;
         flags |= SH_NEWLINE_IS_SPACE;
-        if (memchr(s->data + from, n->style == YAML_DOUBLE_QUOTED_SCALAR_STYLE ? '\\' : '\'', to - from))
+        if (to < from || to > s->len ||
+            memchr(s->data + from, n->style == YAML_DOUBLE_QUOTED_SCALAR_STYLE ? '\\' : '\'', to - from))
             return cfg_shell_text(y->c, n->val, n->len, from, flags | SH_DETACHED, carrier, hint, bare_group);
         break;
     default:

@@ -13,6 +13,10 @@ run check --fail-on sometimes .; expect_status "bad --fail-on" 2 $?
 run check --select KV999 .; expect_status "unknown --select" 2 $?
 expect_contains "unknown --select names it" "$tmpdir/err" "no rule is called 'KV999'"
 run check does-not-exist; expect_status "missing path" 2 $?
+run check --config nope.yaml .; expect_status "I/O error wins over findings" 2 $?
+expect_contains "findings still printed" "$tmpdir/out" "[KV009]"
+expect_contains "I/O error named" "$tmpdir/err" "nope.yaml: error: cannot open"
+run check -o /nonexistent-dir/report.json .; expect_status "unwritable --output" 2 $?
 
 run check --color never .; expect_status "finding: exit 1" 1 $?
 expect_contains "gcc style" "$tmpdir/out" "deploy.yaml:14:15: error: 'fp8-e4m3' is not a KV-cache dtype"

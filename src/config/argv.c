@@ -280,6 +280,12 @@ void cfg_finish_group(cfg_ctx *c, int group, const char *engine, const char *car
     d->dtype = kvn_dtype_parse("auto", false);
 }
 
+void cfg_platform(cfg_ctx *c, size_t where, const char *engine, const char *carrier, int group)
+{
+    cfg_word at = { "rocm", where, false, false };
+    new_decl(c, DECL_PLATFORM, &at, engine, carrier, group);
+}
+
 static cfg_word word_of(const sh_word *w)
 {
     return (cfg_word){ w->text, w->off + (size_t)(w->shift > 0 ? w->shift : 0), w->shift >= 0, w->var };

@@ -55,6 +55,8 @@ void cfg_emit_number(cfg_ctx *c, decl_key key, const char *range_name, double nu
 /* If group declares no KV-cache dtype, record the engine's default (`auto`) at where. */
 void cfg_finish_group(cfg_ctx *c, int group, const char *engine, const char *carrier, size_t where);
 kv_loc cfg_loc(const cfg_ctx *c, const cfg_word *w, size_t index);
+/* Record that group runs on ROCm (a ROCm build of the server image at offset where). */
+void cfg_platform(cfg_ctx *c, size_t where, const char *engine, const char *carrier, int group);
 /* Parse a number the way vLLM's human-readable ints do (1k = 1000, 1K = 1024). */
 bool cfg_parse_number(const char *s, double *out);
 /* Split shell text at file offset off and read every serving command in it; each gets a new

@@ -111,8 +111,15 @@ static size_t logical_end(const char *s, size_t i, size_t len)
     return len;
 }
 
-static const char *docker_image_engine(const char *s, size_t i, size_t end)
+typedef struct docker_image {
+    const char *engine;    /* "vllm" for vllm/vllm-openai*: its entrypoint is the server */
+    bool rocm;             /* a ROCm build (rocm/vllm, vllm/vllm-openai-rocm) */
+    size_t off;
+} docker_image;
+
+static docker_image docker_from(const char *s, size_t i, size_t end)
 {
+    docker_image img = { NULL, false, i };
     while (i < end) {
         while (i < end && isspace((unsigned char)s[i]))
             i++;
@@ -121,24 +128,25 @@ static const char *docker_image_engine(const char *s, size_t i, size_t end)
             i++;
         if (i > w && s[w] == '-')
             continue; /* --platform=... */
+        img.off = w;
         if (i - w >= 16 && !strncmp(s + w, "vllm/vllm-openai", 16))
-            return "vllm";
-        return NULL;
+            img.engine = "vllm";
+        for (size_t k = w; k + 4 <= i; k++)
+            if (!strncmp(s + k, "rocm", 4))
+                img.rocm = true;
+        break;
     }
-    return NULL;
+    return img;
 }
 
-static void docker_run(cfg_ctx *c, const char *s, const docker_form *entry, const docker_form *cmd,
-                       const char *image_engine)
+/* The deployment the final stage starts, or -1. */
+static int docker_run(cfg_ctx *c, const char *s, const docker_form *entry, const docker_form *cmd,
+                      const char *image_engine)
 {
-    if (entry->present && !entry->exec) {
-        cfg_shell_text(c, s + entry->from, entry->to - entry->from, entry->from, 0, "dockerfile", NULL, -1);
-        return;
-    }
-    if (!entry->present && cmd->present && !cmd->exec) {
-        cfg_shell_text(c, s + cmd->from, cmd->to - cmd->from, cmd->from, 0, "dockerfile", NULL, -1);
-        return;
-    }
+    if (entry->present && !entry->exec)
+        return cfg_shell_text(c, s + entry->from, entry->to - entry->from, entry->from, 0, "dockerfile", NULL, -1);
+    if (!entry->present && cmd->present && !cmd->exec)
+        return cfg_shell_text(c, s + cmd->from, cmd->to - cmd->from, cmd->from, 0, "dockerfile", NULL, -1);
     size_t n = (entry->present ? entry->words.n : 0) + (cmd->present && cmd->exec ? cmd->words.n : 0);
     cfg_word *w = arena_alloc(c->a, (n + 1) * sizeof *w);
     size_t k = 0;
@@ -147,7 +155,7 @@ static void docker_run(cfg_ctx *c, const char *s, const docker_form *entry, cons
     for (size_t i = 0; cmd->present && cmd->exec && i < cmd->words.n; i++)
         w[k++] = cmd->words.v[i];
     if (!n)
-        return;
+        return -1;
     const char **texts = arena_alloc(c->a, (n + 1) * sizeof *texts);
     for (size_t i = 0; i < n; i++)
         texts[i] = w[i].text;
@@ -155,26 +163,25 @@ static void docker_run(cfg_ctx *c, const char *s, const docker_form *entry, cons
     if (script >= 0) {
         const cfg_word *sw = &w[script];
         if (sw->exact)
-            cfg_shell_text(c, s + sw->off, strlen(sw->text), sw->off, 0, "dockerfile", NULL, -1);
-        else
-            cfg_shell_text(c, sw->text, strlen(sw->text), sw->off, SH_DETACHED, "dockerfile", NULL, -1);
-        return;
+            return cfg_shell_text(c, s + sw->off, strlen(sw->text), sw->off, 0, "dockerfile", NULL, -1);
+        return cfg_shell_text(c, sw->text, strlen(sw->text), sw->off, SH_DETACHED, "dockerfile", NULL, -1);
     }
     const char *engine = image_engine;
     long start = cfg_serving_start(w, n, &engine);
     if (start < 0 && image_engine && !entry->present)
         start = 0;
     if (start < 0)
-        return;
+        return -1;
     int group = c->next_group++;
     cfg_argv_decls(c, w + start, n - (size_t)start, engine, "dockerfile", group);
     cfg_finish_group(c, group, engine, "dockerfile", w[start > 0 ? start - 1 : 0].off);
+    return group;
 }
 
 void cfg_analyze_dockerfile(cfg_ctx *c, const char *s, size_t len)
 {
     docker_form entry = {0}, cmd = {0};
-    const char *image_engine = NULL;
+    docker_image image = {0};
     for (size_t i = 0; i < len;) {
         size_t end = logical_end(s, i, len);
         size_t k = i;
@@ -186,7 +193,7 @@ void cfg_analyze_dockerfile(cfg_ctx *c, const char *s, size_t len)
         size_t kwlen = k - kw;
         docker_form *f = NULL;
         if (kwlen == 4 && !strncasecmp(s + kw, "FROM", 4)) {
-            image_engine = docker_image_engine(s, k, end);
+            image = docker_from(s, k, end);
             memset(&entry, 0, sizeof entry);
             memset(&cmd, 0, sizeof cmd);
         } else if (kwlen == 10 && !strncasecmp(s + kw, "ENTRYPOINT", 10)) {
@@ -204,7 +211,14 @@ void cfg_analyze_dockerfile(cfg_ctx *c, const char *s, size_t len)
         }
         i = end < len ? end + 1 : len;
     }
-    docker_run(c, s, &entry, &cmd, image_engine);
+    int group = docker_run(c, s, &entry, &cmd, image.engine);
+    if (group >= 0 && image.rocm) {
+        for (size_t i = c->out->decls.n; i-- > 0;) /* the engine of the started server */
+            if (c->out->decls.v[i].group == group) {
+                cfg_platform(c, image.off, c->out->decls.v[i].engine, "dockerfile", group);
+                break;
+            }
+    }
 }
 
 /* ---- suppressions ---- */

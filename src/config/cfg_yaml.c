@@ -405,6 +405,16 @@ static bool is_container(yw *y, const ynode *m)
     return where && what;
 }
 
+/* A ROCm build of the server (rocm/vllm, vllm/vllm-openai-rocm, lmsysorg/sglang:...-rocm...): the
+ * container's deployment runs on ROCm, where fp8 means e4m3fnuz. */
+static void platform_from_image(yw *y, const ynode *image, const char *engine, int group)
+{
+    if (group < 0 || !image || image->kind != YN_SCALAR || !strstr(image->val, "rocm"))
+        return;
+    cfg_word w = yword(y, image);
+    cfg_platform(y->c, w.off, engine, y->carrier, group);
+}
+
 static void container(yw *y, const ynode *m)
 {
     const char *hint = image_engine(yscalar(get(y, m, "image")));
@@ -461,7 +471,8 @@ static void container(yw *y, const ynode *m)
         }
     }
     const ynode *env = get(y, m, "env");
-    container_env(y, env ? env : get(y, m, "environment"), hint, group);
+    group = container_env(y, env ? env : get(y, m, "environment"), hint, group);
+    platform_from_image(y, get(y, m, "image"), hint, group);
 }
 
 /* production-stack Helm values: servingEngineSpec.modelSpec[].vllmConfig */

@@ -138,9 +138,9 @@ static bool is_fmt(kvn_dtype d, kvn_fmt f)
 }
 
 /* fp8 in a ROCm build of vLLM is e4m3fnuz. */
-static kvn_dtype on_platform(const resolver *r, const dtype_decl *d, kvn_dtype dt)
+static kvn_dtype on_platform(bool rocm, const dtype_decl *d, kvn_dtype dt)
 {
-    if (!r->rocm)
+    if (!rocm)
         return dt;
     if (d && d->raw) {
         kvn_dtype again = kvn_dtype_parse(d->raw, true);
@@ -210,21 +210,22 @@ static resolved_dtype resolve_model(resolver *r, const char *engine, const dtype
     return x;
 }
 
-static resolved_dtype resolve_kv(resolver *r, const dtype_decl *kd, const checkpoint *ck, const resolved_dtype *model)
+static resolved_dtype resolve_kv(resolver *r, bool rocm, const dtype_decl *kd, const checkpoint *ck,
+                                 const resolved_dtype *model)
 {
     if (r->opt && r->opt->whatif_kv != KVN_DTYPE_INVALID)
-        return (resolved_dtype){ on_platform(r, NULL, r->opt->whatif_kv), NULL, "what-if --kv-cache-dtype", NULL };
+        return (resolved_dtype){ on_platform(rocm, NULL, r->opt->whatif_kv), NULL, "what-if --kv-cache-dtype", NULL };
     if (kd && kd->dtype == KVN_DTYPE_INVALID)
         return rejected(r, kd);
     if (kd && !is_auto(kd->dtype))
-        return (resolved_dtype){ on_platform(r, kd, kd->dtype), kd, "declared", NULL };
+        return (resolved_dtype){ on_platform(rocm, kd, kd->dtype), kd, "declared", NULL };
     if (ck && ck->kv_scheme) {
         if (ck->kv_scheme->dtype == KVN_DTYPE_INVALID)
             return rejected(r, ck->kv_scheme);
         const char *how = !strcmp(ck->kv_scheme->carrier, "hf-config") && !strcmp(ck->kv_scheme->engine, "hf")
                               ? "auto: checkpoint kv_cache_scheme"
                               : "auto: checkpoint kv_cache_quant_algo";
-        return (resolved_dtype){ on_platform(r, NULL, ck->kv_scheme->dtype), ck->kv_scheme, how, NULL };
+        return (resolved_dtype){ on_platform(rocm, NULL, ck->kv_scheme->dtype), ck->kv_scheme, how, NULL };
     }
     if (model->dtype != KVN_DTYPE_INVALID)
         return (resolved_dtype){ model->dtype, kd, "auto: model dtype", NULL };
@@ -284,6 +285,7 @@ typedef struct group_decls {
     int group;
     const char *engine, *carrier;
     const dtype_decl *kv, *model, *scales, *skip, *first;
+    bool rocm;                 /* a platform declaration (a ROCm image) says so */
     ARENA_VEC(const dtype_decl *) ranges;
 } group_decls;
 
@@ -291,9 +293,9 @@ static void finish(resolver *r, const group_decls *g)
 {
     const char *why;
     const checkpoint *ck = checkpoint_of(r, g ? g->path : NULL, &why);
-    deployment d = { .rocm = r->rocm, .engine = g ? g->engine : NULL };
+    deployment d = { .rocm = r->rocm || (g && g->rocm), .engine = g ? g->engine : NULL };
     d.model = resolve_model(r, d.engine, g ? g->model : NULL, ck, why);
-    d.kv = resolve_kv(r, g ? g->kv : NULL, ck, &d.model);
+    d.kv = resolve_kv(r, d.rocm, g ? g->kv : NULL, ck, &d.model);
     ARENA_VEC(id_range) ranges = {0};
     if (g) {
         d.loc = g->first->loc;
@@ -337,8 +339,8 @@ static void take(group_decls *g, const dtype_decl *d, resolver *r)
     case DECL_KV_SCALES: g->scales = d; break;
     case DECL_SKIP_LAYERS: g->skip = d; break;
     case DECL_ID_RANGE: ARENA_PUSH(r->a, g->ranges, d); break;
-    case DECL_KV_SCHEME:
-    case DECL_PLATFORM: break;
+    case DECL_PLATFORM: g->rocm = d->raw && !strcmp(d->raw, "rocm"); break;
+    case DECL_KV_SCHEME: break;
     }
 }
 
@@ -402,7 +404,7 @@ static void engine_defaults(resolver *r)
     for (size_t i = 0; i < r->proj->assume_kv.n; i++) {
         finish(r, NULL);
         deployment *d = &r->out.v[r->out.n - 1];
-        d->kv = (resolved_dtype){ on_platform(r, NULL, r->proj->assume_kv.v[i]), NULL,
+        d->kv = (resolved_dtype){ on_platform(r->rocm, NULL, r->proj->assume_kv.v[i]), NULL,
                                   "assumed (.kvlint.yaml assume.kv_cache_dtype)", NULL };
         d->name = arena_printf(r->a, "engine default, assumed KV %s", json_dtype_name(d->kv.dtype));
     }

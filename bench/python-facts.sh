@@ -24,5 +24,5 @@ for corpus in /usr/lib/python3.11 /usr/lib/python3/dist-packages/torch; do
     KVLINT_DATADIR="$src" "$kvlint" facts --format json -j 2 "$corpus" >/dev/null 2>&1
     status=$?
     end=$(date +%s.%N)
-    awk -v s="$start" -v e="$end" -v st="$status" 'BEGIN { printf "  kvlint facts -j 2 end to end (wall)   %7.3f s  (exit %d)\n", e - s, st }'
+    awk -v s="$start" -v e="$end" -v st="$status" 'BEGIN { printf "  kvlint facts -j 2, end to end (wall)          %7.3f s  (exit %d)\n", e - s, st }'
 done

@@ -91,7 +91,8 @@ typedef struct ev {
     const char *path;
     const char *src;
     size_t len;
-    kv_arena *a;
+    kv_arena *a;               /* the file's facts arena: everything a fact can point to */
+    kv_arena *s;               /* scratch, freed after the file: environments, children, summaries */
     file_facts *out;
     const fe_context *ctx;
     const py_state *st;
@@ -125,7 +126,7 @@ static TSNode *kids(ev *e, TSNode n, uint32_t *count)
     uint32_t cap = ts_node_child_count(n);
     if (cap == 0)
         return NULL;
-    TSNode *out = arena_alloc(e->a, cap * sizeof *out);
+    TSNode *out = arena_alloc(e->s, cap * sizeof *out);
     TSTreeCursor c = ts_tree_cursor_new(n);
     for (bool ok = ts_tree_cursor_goto_first_child(&c); ok; ok = ts_tree_cursor_goto_next_sibling(&c)) {
         TSNode k = ts_tree_cursor_current_node(&c);
@@ -311,7 +312,7 @@ static const char *base_name(ev *e, TSNode n)
 
 static bool budget_ok(ev *e)
 {
-    if (e->budget == 0 || arena_bytes(e->a) > ARENA_CAP)
+    if (e->budget == 0 || arena_bytes(e->a) + arena_bytes(e->s) > ARENA_CAP)
         return false;
     e->budget--;
     return true;
@@ -975,7 +976,7 @@ static aval call_summary(ev *e, size_t id, const args *g, bool bound_method)
     /* only unknown positional arguments: one summary per function and argument count */
     size_t k = id * SLOTS + g->npos;
     while (e->summaries.n <= k)
-        ARENA_PUSH(e->a, e->summaries, ((summary){ 0 }));
+        ARENA_PUSH(e->s, e->summaries, ((summary){ 0 }));
     if (e->summaries.v[k].state == 1)
         return av_unknown();  /* being computed: recursion */
     if (e->summaries.v[k].state == 0) {
@@ -1021,8 +1022,8 @@ static aval call_summary_uncached(ev *e, size_t id, const args *g, bool bound_me
 
 static size_t node_id(ev *e, TSNode n, klass *cls)
 {
-    ARENA_PUSH(e->a, e->nodes, n);
-    ARENA_PUSH(e->a, e->node_cls, cls);
+    ARENA_PUSH(e->s, e->nodes, n);
+    ARENA_PUSH(e->s, e->node_cls, cls);
     return e->nodes.n - 1;
 }
 
@@ -1121,7 +1122,7 @@ static aval lookup_self(ev *e, const char *key, TSNode at)
 
 static void set_name(ev *e, const char *name, aval v)
 {
-    env_set(e->a, e->cur, name, v);
+    env_set(e->s, e->cur, name, v);
 }
 
 /* The variable a tensor expression names (k, self.k), for in-place updates; NULL otherwise. */
@@ -1151,10 +1152,10 @@ static void update_key(ev *e, const char *key, aval v)
     if (!key)
         return;
     if (strncmp(key, "self.", 5) == 0 && e->fr) {
-        env_set(e->a, &e->fr->locals, key, v);
+        env_set(e->s, &e->fr->locals, key, v);
         if (e->fr->is_init && e->cls) {
             const aval *old = env_get(&e->cls->attrs, key + 5);
-            env_set(e->a, &e->cls->attrs, key + 5, old ? av_join(e->a, old, &v) : v);
+            env_set(e->s, &e->cls->attrs, key + 5, old ? av_join(e->a, old, &v) : v);
         }
         return;
     }
@@ -1782,7 +1783,7 @@ static aval eval_seq(ev *e, TSNode n)
     x.tag = AV_SEQ;
     x.other = false;
     size_t m = k < PV_MAX_ELEMS ? k : PV_MAX_ELEMS;
-    aval *el = arena_alloc(e->a, (m ? m : 1) * sizeof *el);
+    aval *el = arena_alloc(e->s, (m ? m : 1) * sizeof *el);
     size_t j = 0;
     for (uint32_t i = 0; i < k; i++) {
         TSNode c = ks[i];
@@ -1799,7 +1800,7 @@ static aval eval_seq(ev *e, TSNode n)
 /* Comprehensions: bind the loop targets to unknowns and evaluate the element once, for facts. */
 static aval eval_comprehension(ev *e, TSNode n)
 {
-    env saved = env_copy(e->a, e->cur);
+    env saved = env_copy(e->s, e->cur);
     uint32_t k = ts_node_named_child_count(n);
     for (uint32_t i = 1; i < k; i++) {
         TSNode c = ts_node_named_child(n, i);
@@ -2106,7 +2107,7 @@ static void bind_params(ev *e, TSNode fn, const args *g, bool bound_method, cons
             const char *fam = py_name_family(nm, strlen(nm));
             v = fam ? family_value(e, fam, name) : default_for_name(e, nm, name);
         }
-        env_set(e->a, &e->fr->locals, nm, v);
+        env_set(e->s, &e->fr->locals, nm, v);
     }
     (void)bound_method;
 }
@@ -2126,7 +2127,7 @@ static void exec_block(ev *e, TSNode n)
 static void exec_branches(ev *e, TSNode s)
 {
     eval(e, fld(e, s, F_condition));
-    env before = env_copy(e->a, e->cur);
+    env before = env_copy(e->s, e->cur);
     exec_block(e, fld(e, s, F_consequence));
     env acc = *e->cur;
     bool has_else = false;
@@ -2136,7 +2137,7 @@ static void exec_branches(ev *e, TSNode s)
         TSNode c = ks[i];
         if (!is(c, "elif_clause") && !is(c, "else_clause"))
             continue;
-        *e->cur = env_copy(e->a, &before);
+        *e->cur = env_copy(e->s, &before);
         if (is(c, "elif_clause")) {
             eval(e, fld(e, c, F_condition));
             exec_block(e, fld(e, c, F_consequence));
@@ -2144,10 +2145,10 @@ static void exec_branches(ev *e, TSNode s)
             has_else = true;
             exec_block(e, fld(e, c, F_body));
         }
-        acc = env_join(e->a, &acc, e->cur);
+        acc = env_join(e->s, &acc, e->cur);
     }
     if (!has_else)
-        acc = env_join(e->a, &acc, &before);
+        acc = env_join(e->s, &acc, &before);
     *e->cur = acc;
 }
 
@@ -2162,15 +2163,15 @@ static void exec_loop(ev *e, TSNode s)
             for (size_t i = 1; i < it.nelems; i++)
                 el = av_join(e->a, &el, &it.elems[i]);
         }
-        env before = env_copy(e->a, e->cur);
+        env before = env_copy(e->s, e->cur);
         assign(e, fld(e, s, F_left), el, s);
         exec_block(e, fld(e, s, F_body));
-        *e->cur = env_join(e->a, e->cur, &before);
+        *e->cur = env_join(e->s, e->cur, &before);
     } else {
         eval(e, fld(e, s, F_condition));
-        env before = env_copy(e->a, e->cur);
+        env before = env_copy(e->s, e->cur);
         exec_block(e, fld(e, s, F_body));
-        *e->cur = env_join(e->a, e->cur, &before);
+        *e->cur = env_join(e->s, e->cur, &before);
     }
     TSNode alt = fld(e, s, F_alternative);
     if (!ts_node_is_null(alt))
@@ -2179,7 +2180,7 @@ static void exec_loop(ev *e, TSNode s)
 
 static void exec_try(ev *e, TSNode s)
 {
-    env before = env_copy(e->a, e->cur);
+    env before = env_copy(e->s, e->cur);
     exec_block(e, fld(e, s, F_body));
     env acc = *e->cur;
     uint32_t k;
@@ -2187,11 +2188,11 @@ static void exec_try(ev *e, TSNode s)
     for (uint32_t i = 0; i < k; i++) {
         TSNode c = ks[i];
         if (is(c, "except_clause") || is(c, "except_group_clause")) {
-            *e->cur = env_copy(e->a, &before);
+            *e->cur = env_copy(e->s, &before);
             for (uint32_t j = 0; j < ts_node_named_child_count(c); j++)
                 if (is(ts_node_named_child(c, j), "block"))
                     exec_block(e, ts_node_named_child(c, j));
-            acc = env_join(e->a, &acc, e->cur);
+            acc = env_join(e->s, &acc, e->cur);
         } else if (is(c, "else_clause") || is(c, "finally_clause")) {
             *e->cur = acc;
             for (uint32_t j = 0; j < ts_node_named_child_count(c); j++)
@@ -2205,7 +2206,7 @@ static void exec_try(ev *e, TSNode s)
 
 static void exec_class(ev *e, TSNode s)
 {
-    klass *k = arena_zalloc(e->a, sizeof *k);
+    klass *k = arena_zalloc(e->s, sizeof *k);
     k->name = raw_text(e, fld(e, s, F_name));
     klass *saved_cls = e->cls;
     env *saved_cur = e->cur;
@@ -2243,11 +2244,11 @@ static void exec_def(ev *e, TSNode s)
     if (!cls && !e->fr && takes_self(e, s)) {
         /* a method whose class header did not parse: its siblings share one recovered class */
         if (!e->orphans) {
-            e->orphans = arena_zalloc(e->a, sizeof *e->orphans);
+            e->orphans = arena_zalloc(e->s, sizeof *e->orphans);
             e->orphans->name = "<recovered>";
         }
         cls = e->orphans;
-        env_set(e->a, &cls->consts, name, (aval){ .tag = AV_FUNC, .node_id = node_id(e, s, cls) });
+        env_set(e->s, &cls->consts, name, (aval){ .tag = AV_FUNC, .node_id = node_id(e, s, cls) });
     }
     aval f = av_unknown();
     f.tag = AV_FUNC;
@@ -2257,7 +2258,7 @@ static void exec_def(ev *e, TSNode s)
     if (cls && strcmp(name, "__init__") == 0)
         cls->init = s;
     if (!e->quiet)
-        ARENA_PUSH(e->a, e->queue, ((qfn){ s, cls, false }));
+        ARENA_PUSH(e->s, e->queue, ((qfn){ s, cls, false }));
 }
 
 static void exec_stmt(ev *e, TSNode s)
@@ -2451,6 +2452,7 @@ void py_analyze_file(const char *path, const char *data, size_t len, const fe_co
     e.len = len;
     e.a = out->arena;
     e.out = out;
+    e.s = arena_new();
     e.ctx = ctx;
     e.st = ctx ? ctx->state : NULL;
     e.cur = &e.module;
@@ -2461,7 +2463,9 @@ void py_analyze_file(const char *path, const char *data, size_t len, const fe_co
         note_syntax_error(&e, root);
     exec_block(&e, root);
     analyse_queue(&e);
-    if (e.budget == 0 || arena_bytes(e.a) > ARENA_CAP)
+    bool stopped = e.budget == 0 || arena_bytes(e.a) + arena_bytes(e.s) > ARENA_CAP;
+    arena_free(e.s);
+    if (stopped)
         diag_add(&out->diags, DIAG_NOTE, out->path, 0, 0, "analysis stopped early: file too complex (facts may be missing)");
     ts_tree_delete(tree);
     ts_parser_delete(parser);

@@ -56,6 +56,15 @@ static const char *consequence(kv_arena *a, int outcome, kv_operand op, const pa
 
 /* ---- family: store-value ---- */
 
+/* A calibrated scale (int8 caches always have one; a checkpoint KV scheme ships k_scale/v_scale)
+ * is typically far below 1, so a clamp to +-max * scale lands among the activations: the mask is
+ * gone. Only an unscaled clamp (scale 1) keeps a large magnitude. */
+static bool calibrated_scale(const deployment *d)
+{
+    const kvn_dtype_info *di = kvn_dtype_get(d->kv.dtype);
+    return (di && di->kind == KVN_KIND_INT8) || (d->kv.decl && d->kv.decl->key == DECL_KV_SCHEME);
+}
+
 static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
                         const deployment *d, double x)
 {
@@ -66,10 +75,9 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
     path_result hit[MAX_PATHS];
     size_t nhit = 0;
     for (size_t i = 0; i < n; i++) {
-        /* int8 caches always run with a calibrated scale, so a clamp lands near the activations. */
         bool still_masks = p[i].outcome == KVN_SATURATED && s->operand == OPERAND_KEY &&
                            v->kind == VK_SENTINEL && fabs(p[i].stored) >= c->r->mask_floor &&
-                           kvn_dtype_get(d->kv.dtype)->kind != KVN_KIND_INT8;
+                           !calibrated_scale(d);
         if (ev_wants_outcome(c->r, p[i].outcome) && !still_masks)
             hit[nhit++] = p[i];
     }

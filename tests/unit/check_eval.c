@@ -209,6 +209,25 @@ START_TEST(e4m3_key_mask_saturates_and_still_masks)
 }
 END_TEST
 
+START_TEST(calibrated_scale_key_mask_saturates)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v = sentinel(-1e9, "-1e9", 12);
+    store(f, &v, 1, OPERAND_KEY, "vllm");
+    dtype_decl scheme = { .key = DECL_KV_SCHEME, .engine = "hf", .raw = "float8", .carrier = "hf-config",
+                          .loc = { "config.json", 7, 5, 0, 0 } };
+    deployment d = dep("vllm", "fp8_e4m3", "bfloat16");
+    d.kv.decl = &scheme;
+    d.kv.how = "auto: checkpoint kv_cache_scheme";
+    finding_list *l = run1(f, &d, 1, false);
+    ck_assert_uint_eq(count_rule(l, "KV002"), 1);
+    ck_assert_msg(strstr(first_of(l, "KV002")->message, "after a scale below 1 it no longer masks"), "%s",
+                  first_of(l, "KV002")->message);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
 START_TEST(e4m3_value_sentinel_saturates)
 {
     file_facts *f = file_facts_new("m.py");
@@ -634,6 +653,7 @@ static Suite *suite(void)
     tcase_add_test(t, e5m2_mask_overflows_on_vllm);
     tcase_add_test(t, e4m3_key_mask_saturates_and_still_masks);
     tcase_add_test(t, e4m3_value_sentinel_saturates);
+    tcase_add_test(t, calibrated_scale_key_mask_saturates);
     tcase_add_test(t, sglang_e4m3_cast_gives_nan);
     tcase_add_test(t, safe_dtypes_are_silent);
     tcase_add_test(t, float16_cache_on_bf16_model_reinterprets);

@@ -361,11 +361,26 @@ static aval dtype_value(dtype_ref r, bool intdtype)
     return x;
 }
 
+static const char *const int_dtypes[] = { "long", "int", "int64", "int32", "int16", "int8", "uint8",
+                                          "short", "bool", "uint16", "uint32", "uint64", NULL };
+
+/* torch.long, torch.bool, ...: a fill or cast into them is no float construction. */
+static bool is_int_dtype(const dtype_ref *d)
+{
+    if (d->kind != DREF_UNKNOWN || !d->text)
+        return false;
+    const char *dot = strrchr(d->text, '.');
+    const char *n = dot ? dot + 1 : d->text;
+    for (size_t i = 0; int_dtypes[i]; i++)
+        if (strcmp(n, int_dtypes[i]) == 0)
+            return true;
+    return false;
+}
+
 /* torch.<name> as a dtype: integer/bool dtypes are ours, float names go to the numerics. */
 static bool torch_dtype_name(ev *e, const char *name, TSNode at, aval *out)
 {
-    static const char *const ints[] = { "long", "int", "int64", "int32", "int16", "int8", "uint8",
-                                        "short", "bool", "uint16", "uint32", "uint64", NULL };
+    const char *const *ints = int_dtypes;
     static const char *const floats[] = { "float16", "half", "bfloat16", "float32", "float", "float64",
                                           "double", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
                                           "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2", NULL };
@@ -521,7 +536,7 @@ static size_t emit_construction(ev *e, construction_kind k, const char *api, TSN
  * sentinels marked so that a later store can say the construction reaches the cache. */
 static aval constructions_for(ev *e, construction_kind k, const char *api, TSNode at, aval x, const dtype_ref *d)
 {
-    if (x.tag != AV_VALUES || !av_has_sentinel(&x) || e->quiet)
+    if (x.tag != AV_VALUES || !av_has_sentinel(&x) || e->quiet || is_int_dtype(d))
         return x;
     pv *vals = arena_memdup(e->a, x.vals, x.n * sizeof *vals);
     for (size_t i = 0; i < x.n; i++)

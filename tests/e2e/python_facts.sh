@@ -45,6 +45,14 @@ for case in sinks_vllm sinks_sglang sinks_transformers sinks_direct tracking ran
     compare_golden "$case: facts" "$golden/$case.json" "$tmpdir/$case.json"
 done
 
+# Sinks declared in .kvlint.yaml.
+facts sinks_user sinks_user --project sinks_user/.kvlint.yaml
+expect_status "sinks_user: exit" 0 $?
+compare_golden "sinks_user: facts" "$golden/sinks_user.json" "$tmpdir/sinks_user.json"
+expect_query "sinks_user: both user sinks, key and value" sinks_user \
+    '[(s["sink"], s["family"], s["operand"]) for s in d["stores"]]' \
+    "[('self.store_kv', 'user', 'key'), ('self.store_kv', 'user', 'value'), ('write_pages', 'user', 'key'), ('write_pages', 'user', 'value')]"
+
 # MultiSwitch (DOMAIN.md section 1): the -1e9 counting keys reach the cache with their origin ...
 expect_query "multiswitch: -1e9 keys stored with their origin line" multiswitch \
     '[(v["min"], v["origin"]["line"]) for s in d["stores"] if s["sink"] == "self.counting_attn" and s["operand"] == "key" for v in s["values"] if v["kind"] == "sentinel"]' \

@@ -150,6 +150,17 @@ START_TEST(prefilter_words)
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         ck_assert_msg(py_prefilter(st, NULL, t[i].src, strlen(t[i].src)) == t[i].keep, "case %zu: %s", i, t[i].src);
     py_state_free(st);
+
+    /* a project's own sink is a sink word too */
+    const char *src = "write_pages(torch.zeros(2), k)\n";
+    st = py_state_load(srcdir(), proj, &d);
+    ck_assert(!py_prefilter(st, NULL, src, strlen(src)));
+    py_state_free(st);
+    user_sink u = { .name = "ops.write_pages", .key_arg = 0, .value_arg = 1 };
+    ARENA_PUSH(proj->arena, proj->sinks, u);
+    st = py_state_load(srcdir(), proj, &d);
+    ck_assert(py_prefilter(st, NULL, src, strlen(src)));
+    py_state_free(st);
     arena_free(a);
     project_free(proj);
 }

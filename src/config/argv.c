@@ -91,8 +91,9 @@ long cfg_serving_start(const cfg_word *w, size_t n, const char **engine)
     bool container_run = false; /* after `docker run` / `podman run`, an image word starts the server */
     for (size_t i = 0; i < n; i++) {
         const char *b = base_name(w[i].text);
-        if (i > 0 && !container_run && !launcher_word(w[i - 1].text))
-            return -1;
+        if (i > 0 && !container_run && !launcher_word(w[i - 1].text) &&
+            !(i > 1 && w[i - 2].text[0] == '-' && !strchr(w[i - 2].text, '=')))
+            return -1; /* w[i-1] is neither a launcher nor an option's argument (sudo -u USER) */
         const char *next = i + 1 < n ? w[i + 1].text : "";
         if (!strcmp(b, "vllm") && !strcmp(next, "serve"))
             return *engine = "vllm", (long)i + 2;

@@ -84,11 +84,12 @@ START_TEST(serving_command_starts)
     file_facts *f = file_facts_new("x.sh");
     const char *text = "CUDA_VISIBLE_DEVICES=0 nohup python3 -u -m vllm.entrypoints.openai.api_server --dtype half\n"
                        "echo To serve, run vllm serve m --kv-cache-dtype fp8\n"
-                       "docker run --gpus all -p 8000:8000 vllm/vllm-openai:v0.9 --kv-cache-dtype fp8_e5m2\n";
+                       "docker run --gpus all -p 8000:8000 vllm/vllm-openai:v0.9 --kv-cache-dtype fp8_e5m2\n"
+                       "please run sudo vllm serve m --dtype float16 now\n";
     kv_project *proj = project_default(".");
     fe_context ctx = { .project = proj };
     config_frontend.analyze("x.sh", text, strlen(text), &ctx, f);
-    ck_assert_uint_eq(f->decls.n, 3); /* --dtype half, its implicit KV auto, the docker run KV */
+    ck_assert_uint_eq(f->decls.n, 3); /* --dtype half, its implicit KV auto, the docker run KV; not prose */
     ck_assert_int_eq(f->decls.v[0].key, DECL_KV_CACHE_DTYPE);
     ck_assert(f->decls.v[0].implicit);
     ck_assert_ptr_null(f->decls.v[0].raw);

@@ -286,18 +286,24 @@ static const char *raw_text(ev *e, TSNode n)
     return arena_strndup(e->a, e->src + b, t > b ? t - b : 0);
 }
 
-/* Dotted spelling of an identifier/attribute chain ("self.impl.do_kv_cache_update"), else NULL. */
-static const char *dotted(ev *e, TSNode n)
+/* Dotted spelling of an identifier/attribute chain ("self.impl.do_kv_cache_update"), else NULL
+ * (also for chains longer than MAX_DEPTH). */
+static const char *dotted_at(ev *e, TSNode n, int depth)
 {
     if (is(n, "identifier"))
         return raw_text(e, n);
-    if (!is(n, "attribute"))
+    if (!is(n, "attribute") || depth > MAX_DEPTH)
         return NULL;
-    const char *obj = dotted(e, fld(e, n, F_object));
+    const char *obj = dotted_at(e, fld(e, n, F_object), depth + 1);
     TSNode attr = fld(e, n, F_attribute);
     if (!obj || ts_node_is_null(attr))
         return NULL;
     return arena_printf(e->a, "%s.%s", obj, raw_text(e, attr));
+}
+
+static const char *dotted(ev *e, TSNode n)
+{
+    return dotted_at(e, n, 0);
 }
 
 /* Last identifier of a subscript/attribute chain: self.k_buffer[i][loc] -> k_buffer. */
@@ -1205,10 +1211,19 @@ static void write_into(ev *e, TSNode target, aval x, TSNode at, const char *what
     update_key(e, key, nv);
 }
 
+static void assign_inner(ev *e, TSNode target, aval v, TSNode at);
+
 static void assign(ev *e, TSNode target, aval v, TSNode at)
 {
-    if (ts_node_is_null(target))
+    if (ts_node_is_null(target) || e->depth >= MAX_DEPTH)
         return;
+    e->depth++;
+    assign_inner(e, target, v, at);
+    e->depth--;
+}
+
+static void assign_inner(ev *e, TSNode target, aval v, TSNode at)
+{
     if (is(target, "identifier")) {
         const char *name = raw_text(e, target);
         v = refine_family(e, name, v, target);

@@ -98,6 +98,9 @@ with open(d + "/deep.py", "w") as f:
     f.write("k = torch.full((2,), x, dtype=torch.float16)\n")
     f.write("w = " + "-" * n + "1e9\n")
     f.write("def f(a=" + "f(" * 2000 + ")" * 2000 + "): pass\n")
+    f.write("a = x" + ".b" * n + "\n")
+    f.write("(" * 3000 + "p" + ")" * 3000 + " = 1\n")
+    f.write("self" + ".attn" * 5000 + "(q, x, x)\n")
     f.write("after = torch.full((2,), MASK, dtype=torch.float16)\n")
 with open(d + "/huge.py", "w") as f:
     f.write("MASK = -1e9\n" + "x = torch.full((2,), MASK, dtype=torch.float16)\n" * 200000)

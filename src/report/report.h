@@ -41,8 +41,13 @@ source_cache *source_cache_new(void);
 void source_cache_free(source_cache *c);
 /* Line (1-based) of path without its newline, or NULL; *len is set. Valid until the cache is freed. */
 const char *source_line(source_cache *c, const char *path, unsigned line, size_t *len);
-/* Stable fingerprint of a finding: rule id, path, whitespace-normalised source line, value, dtype
- * and the dtype's origin file (never line numbers). 16 hex digits into buf[17]. */
-void finding_fingerprint(source_cache *c, const finding *f, char buf[17]);
+/* Stable fingerprints of every finding of l, in order: a hash of the rule id, the path and
+ * whitespace-normalised source line of the primary location and of the sink, the value, the dtype
+ * and the dtype's origin file (never line numbers): 16 hex digits, plus ":N" for the N-th finding
+ * with the same hash. The caller frees the array. */
+typedef struct report_fingerprint {
+    char text[32];
+} report_fingerprint;
+report_fingerprint *report_fingerprints(source_cache *c, const finding_list *l);
 
 #endif

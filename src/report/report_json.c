@@ -2,6 +2,8 @@
  * report_json.c: `kvlint check --format json`, the stable machine-readable report
  * (schema in docs/output-formats.md; bump JSON_REPORT_VERSION on an incompatible change).
  */
+#include <stdlib.h>
+
 #include "report/report.h"
 #include "util/json.h"
 
@@ -14,7 +16,7 @@ static void loc_object(json_writer *w, const kv_loc *l)
     json_object_end(w);
 }
 
-static void finding_json(json_writer *w, source_cache *sc, const finding *f)
+static void finding_json(json_writer *w, const finding *f, const char *fingerprint)
 {
     json_object_begin(w);
     json_kv_string(w, "rule", f->rule->id);
@@ -55,9 +57,7 @@ static void finding_json(json_writer *w, source_cache *sc, const finding *f)
         json_object_end(w);
     }
     json_array_end(w);
-    char fp[17];
-    finding_fingerprint(sc, f, fp);
-    json_kv_string(w, "fingerprint", fp);
+    json_kv_string(w, "fingerprint", fingerprint);
     json_object_end(w);
 }
 
@@ -67,13 +67,14 @@ void report_json(FILE *out, const report_input *in)
     json_writer w;
     json_init(&w, &sb, true);
     source_cache *sc = source_cache_new();
+    report_fingerprint *fps = report_fingerprints(sc, in->findings);
     size_t count[3] = { 0, 0, 0 };
     json_object_begin(&w);
     json_kv_int(&w, "version", JSON_REPORT_VERSION);
     json_key(&w, "findings");
     json_array_begin(&w);
     for (size_t i = 0; i < in->findings->v.n; i++) {
-        finding_json(&w, sc, &in->findings->v.v[i]);
+        finding_json(&w, &in->findings->v.v[i], fps[i].text);
         count[in->findings->v.v[i].severity]++;
     }
     json_array_end(&w);
@@ -89,5 +90,6 @@ void report_json(FILE *out, const report_input *in)
     json_object_end(&w);
     fputs(sb_str(&sb), out);
     sb_release(&sb);
+    free(fps);
     source_cache_free(sc);
 }

@@ -8,6 +8,7 @@
  * Validated against the OASIS schema by tests/e2e/check_sarif.sh.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -131,7 +132,7 @@ static void code_flow(json_writer *w, const finding *f)
     json_array_end(w);
 }
 
-static void result(json_writer *w, source_cache *sc, const report_input *in, const finding *f)
+static void result(json_writer *w, const report_input *in, const finding *f, const char *fingerprint)
 {
     json_object_begin(w);
     json_kv_string(w, "ruleId", f->rule->id);
@@ -163,11 +164,9 @@ static void result(json_writer *w, source_cache *sc, const report_input *in, con
         steps_with_path += f->steps[i].loc.path != NULL;
     if (f->nsteps && steps_with_path == f->nsteps)
         code_flow(w, f);
-    char fp[17];
-    finding_fingerprint(sc, f, fp);
     json_key(w, "partialFingerprints");
     json_object_begin(w);
-    json_kv_string(w, "kvlintFinding/v1", fp);
+    json_kv_string(w, "kvlintFinding/v1", fingerprint);
     json_object_end(w);
     json_object_end(w);
 }
@@ -196,6 +195,7 @@ void report_sarif(FILE *out, const report_input *in)
     json_writer w;
     json_init(&w, &sb, true);
     source_cache *sc = source_cache_new();
+    report_fingerprint *fps = report_fingerprints(sc, in->findings);
     json_object_begin(&w);
     json_kv_string(&w, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
     json_kv_string(&w, "version", "2.1.0");
@@ -220,12 +220,13 @@ void report_sarif(FILE *out, const report_input *in)
     json_key(&w, "results");
     json_array_begin(&w);
     for (size_t i = 0; i < in->findings->v.n; i++)
-        result(&w, sc, in, &in->findings->v.v[i]);
+        result(&w, in, &in->findings->v.v[i], fps[i].text);
     json_array_end(&w);
     json_object_end(&w);
     json_array_end(&w);
     json_object_end(&w);
     fputs(sb_str(&sb), out);
     sb_release(&sb);
+    free(fps);
     source_cache_free(sc);
 }

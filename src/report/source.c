@@ -108,14 +108,13 @@ static uint64_t fnv_str(uint64_t h, const char *s)
     return fnv(h, "", 1);
 }
 
-void finding_fingerprint(source_cache *c, const finding *f, char buf[17])
+/* Hash a location's path and its source line, whitespace-normalised (indentation changes and
+ * trailing spaces do not move the fingerprint). */
+static uint64_t fnv_loc(uint64_t h, source_cache *c, const kv_loc *l)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    h = fnv_str(h, f->rule->id);
-    h = fnv_str(h, report_path(f->loc.path));
+    h = fnv_str(h, report_path(l->path));
     size_t len;
-    const char *line = source_line(c, f->loc.path, f->loc.line, &len);
-    /* Whitespace-normalised: indentation changes and trailing spaces do not move the fingerprint. */
+    const char *line = source_line(c, l->path, l->line, &len);
     bool space = false, any = false;
     for (size_t i = 0; line && i < len; i++) {
         if (isspace((unsigned char)line[i])) {
@@ -128,11 +127,55 @@ void finding_fingerprint(source_cache *c, const finding *f, char buf[17])
         space = false;
         any = true;
     }
-    h = fnv(h, "", 1);
+    return fnv(h, "", 1);
+}
+
+static uint64_t finding_hash(source_cache *c, const finding *f)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    h = fnv_str(h, f->rule->id);
+    h = fnv_loc(h, c, &f->loc);
     h = fnv_str(h, f->value);
     h = fnv_str(h, f->dtype);
     h = fnv_str(h, f->has_dtype_origin ? report_path(f->dtype_origin.path) : "");
-    snprintf(buf, 17, "%016llx", (unsigned long long)h);
+    if (f->nrelated)
+        h = fnv_loc(h, c, &f->related[0].loc); /* the sink: one value stored by two writes */
+    return h;
+}
+
+typedef struct hashed {
+    uint64_t h;
+    size_t i;
+} hashed;
+
+static int hashed_cmp(const void *pa, const void *pb)
+{
+    const hashed *a = pa, *b = pb;
+    if (a->h != b->h)
+        return a->h < b->h ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+report_fingerprint *report_fingerprints(source_cache *c, const finding_list *l)
+{
+    size_t n = l->v.n;
+    report_fingerprint *out = xcalloc(n ? n : 1, sizeof *out);
+    hashed *h = xcalloc(n ? n : 1, sizeof *h);
+    for (size_t i = 0; i < n; i++)
+        h[i] = (hashed){ finding_hash(c, &l->v.v[i]), i };
+    /* Findings that still collide (two deployments in one file with the same dtype) get an
+     * occurrence number in report order, as GitHub's own line hashes do. */
+    qsort(h, n, sizeof *h, hashed_cmp);
+    unsigned occurrence = 0;
+    for (size_t k = 0; k < n; k++) {
+        occurrence = k && h[k].h == h[k - 1].h ? occurrence + 1 : 1;
+        if (occurrence > 1)
+            snprintf(out[h[k].i].text, sizeof out->text, "%016llx:%u", (unsigned long long)h[k].h, occurrence);
+        else
+            snprintf(out[h[k].i].text, sizeof out->text, "%016llx", (unsigned long long)h[k].h);
+    }
+    free(h);
+    return out;
 }
 
 bool report_use_color(FILE *out)

@@ -624,6 +624,33 @@ START_TEST(reporters_escape_and_shape)
 }
 END_TEST
 
+START_TEST(fingerprints_unique_and_line_free)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v = sentinel(-1e9, "-1e9", 12);
+    store(f, &v, 1, OPERAND_KEY, "vllm");
+    deployment d[2] = { dep("vllm", "fp8_e5m2", "bfloat16"), dep("vllm", "fp8_e5m2", "bfloat16") };
+    d[1].name = "deploy/serve.yaml:9";   /* a second document of the same file */
+    finding_list *l = run1(f, d, 2, false);
+    ck_assert_uint_eq(l->v.n, 2);
+    source_cache *sc = source_cache_new();
+    report_fingerprint *a = report_fingerprints(sc, l);
+    ck_assert_str_ne(a[0].text, a[1].text);
+    ck_assert_msg(strstr(a[0].text, ":2") || strstr(a[1].text, ":2"), "%s %s", a[0].text, a[1].text);
+    /* Moving every line (no source on disk here) does not change them. */
+    l->v.v[0].loc.line += 7;
+    l->v.v[1].loc.line += 7;
+    report_fingerprint *b = report_fingerprints(sc, l);
+    ck_assert_str_eq(a[0].text, b[0].text);
+    ck_assert_str_eq(a[1].text, b[1].text);
+    free(a);
+    free(b);
+    source_cache_free(sc);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
 START_TEST(number_format)
 {
     char b[64];
@@ -671,6 +698,7 @@ static Suite *suite(void)
     tcase_add_test(t, suppressions);
     tcase_add_test(t, select_and_ignore);
     tcase_add_test(t, reporters_escape_and_shape);
+    tcase_add_test(t, fingerprints_unique_and_line_free);
     tcase_add_test(t, number_format);
     suite_add_tcase(s, t);
     return s;

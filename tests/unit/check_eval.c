@@ -630,7 +630,10 @@ START_TEST(fingerprints_unique_and_line_free)
     kv_value v = sentinel(-1e9, "-1e9", 12);
     store(f, &v, 1, OPERAND_KEY, "vllm");
     deployment d[2] = { dep("vllm", "fp8_e5m2", "bfloat16"), dep("vllm", "fp8_e5m2", "bfloat16") };
-    d[1].name = "deploy/serve.yaml:9";   /* a second document of the same file */
+    dtype_decl second = kv_decl;         /* a second document of the same file */
+    second.loc.line = 11;
+    d[1].name = "deploy/serve.yaml:9";
+    d[1].kv.decl = &second;
     finding_list *l = run1(f, d, 2, false);
     ck_assert_uint_eq(l->v.n, 2);
     source_cache *sc = source_cache_new();

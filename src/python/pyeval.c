@@ -1705,6 +1705,11 @@ static aval eval_attribute(ev *e, TSNode n)
     }
     if (obj.tag == AV_FINFO)
         return finfo_attr(e, &obj, attr, n);
+    if (obj.tag == AV_CLASS && obj.node_id < e->node_cls.n && e->node_cls.v[obj.node_id]) {
+        const aval *c = env_get(&e->node_cls.v[obj.node_id]->consts, attr);  /* Klass.CONST */
+        if (c)
+            return *c;
+    }
     if (obj.tag == AV_IMPORT) {
         aval imp = obj;
         imp.str = arena_printf(e->a, "%s.%s", obj.str, attr);

@@ -520,13 +520,31 @@ static aval default_for_name(ev *e, const char *name, TSNode at)
     return av_unknown();
 }
 
-/* ---- facts ---- */
+/* ---- facts ----
+ *
+ * Outside summaries every fact is emitted. Inside a summary (a call of a function of this file),
+ * only facts about values that came in through the call's arguments are: the helper
+ * `make_mask(shape, -1e9, self.dtype)` materialises the caller's -1e9, which the helper's own
+ * analysis (with unknown parameters) cannot see. Such facts are deduplicated (several callers may
+ * pass the same constant). */
+
+static bool same_loc(const kv_loc *a, const kv_loc *b)
+{
+    return a->line == b->line && a->col == b->col
+           && (a->path == b->path || (a->path && b->path && strcmp(a->path, b->path) == 0));
+}
 
 static size_t emit_construction(ev *e, construction_kind k, const char *api, TSNode at, const kv_value *v,
                                 const dtype_ref *d)
 {
+    kv_loc here = loc_of(e, at);
     if (e->quiet)
-        return 0;
+        for (size_t i = 0; i < e->out->constructions.n; i++) {
+            const construction_fact *o = &e->out->constructions.v[i];
+            if (same_loc(&o->loc, &here) && same_loc(&o->value.origin, &v->origin) && o->api == api
+                && o->dtype.kind == d->kind && o->value.lo == v->lo && o->value.sym_scale == v->sym_scale)
+                return i + 1;
+        }
     construction_fact c;
     memset(&c, 0, sizeof c);
     c.loc = loc_of(e, at);
@@ -542,11 +560,11 @@ static size_t emit_construction(ev *e, construction_kind k, const char *api, TSN
  * sentinels marked so that a later store can say the construction reaches the cache. */
 static aval constructions_for(ev *e, construction_kind k, const char *api, TSNode at, aval x, const dtype_ref *d)
 {
-    if (x.tag != AV_VALUES || !av_has_sentinel(&x) || e->quiet || is_int_dtype(d))
+    if (x.tag != AV_VALUES || !av_has_sentinel(&x) || is_int_dtype(d))
         return x;
     pv *vals = arena_memdup(e->a, x.vals, x.n * sizeof *vals);
     for (size_t i = 0; i < x.n; i++)
-        if (vals[i].v.kind == VK_SENTINEL)
+        if (vals[i].v.kind == VK_SENTINEL && (!e->quiet || vals[i].arg))
             vals[i].cons = emit_construction(e, k, api, at, &vals[i].v, d);
     x.vals = vals;
     return x;
@@ -555,11 +573,22 @@ static aval constructions_for(ev *e, construction_kind k, const char *api, TSNod
 static void emit_intcast(ev *e, const char *api, TSNode at, const aval *x, const dtype_ref *d)
 {
     kv_value hull;
-    if (e->quiet || x->binary || !av_integer_hull(x, &hull))
+    if (x->binary || !av_integer_hull(x, &hull))
         return;
+    kv_loc here = loc_of(e, at);
+    if (e->quiet) {
+        bool from_arg = false;
+        for (size_t i = 0; i < x->n; i++)
+            from_arg |= x->vals[i].v.kind == VK_INTEGER && x->vals[i].arg;
+        if (!from_arg)
+            return;
+        for (size_t i = 0; i < e->out->casts.n; i++)
+            if (same_loc(&e->out->casts.v[i].loc, &here) && same_loc(&e->out->casts.v[i].value.origin, &hull.origin))
+                return;
+    }
     intcast_fact c;
     memset(&c, 0, sizeof c);
-    c.loc = loc_of(e, at);
+    c.loc = here;
     c.api = api;
     c.value = hull;
     c.dtype = *d;
@@ -585,8 +614,28 @@ static void emit_arith(ev *e, arith_kind k, TSNode at, const kv_value *a, const 
 static void emit_store(ev *e, TSNode at, sink_family fam, const char *sink, const char *engine,
                        kv_operand op, TSNode tensor, aval x)
 {
-    if (e->quiet || x.tag != AV_VALUES || x.n == 0)
+    if (x.tag != AV_VALUES || x.n == 0)
         return;
+    if (e->quiet) {
+        /* keep the values that came from the caller; skip a store made before */
+        pv *keep = arena_alloc(e->a, x.n * sizeof *keep);
+        size_t k = 0;
+        for (size_t i = 0; i < x.n; i++)
+            if (x.vals[i].arg)
+                keep[k++] = x.vals[i];
+        if (k == 0)
+            return;
+        kv_loc here = loc_of(e, at);
+        for (size_t i = 0; i < e->out->stores.n; i++) {
+            const store_fact *o = &e->out->stores.v[i];
+            if (same_loc(&o->loc, &here) && o->operand == op && o->nvalues
+                && same_loc(&o->values[0].origin, &keep[0].v.origin))
+                return;
+        }
+        x.other = x.other || k < x.n;
+        x.vals = keep;
+        x.n = (unsigned char)k;
+    }
     const char *t = text_of(e, tensor);
     x = av_step(e->a, &x, loc_of(e, at), arena_printf(e->a, "stored by %s as %s", sink, operand_name(op)));
     store_fact s;
@@ -2128,6 +2177,12 @@ static void bind_params(ev *e, TSNode fn, const args *g, bool bound_method, cons
             pos++;
             if (a) {
                 v = av_step(e->a, a, loc_of(e, name), arena_printf(e->a, "passed as %s", nm));
+                if (v.tag == AV_VALUES && v.n) {
+                    pv *vals = arena_memdup(e->a, v.vals, v.n * sizeof *vals);
+                    for (size_t j = 0; j < v.n; j++)
+                        vals[j].arg = true;
+                    v.vals = vals;
+                }
                 have = true;
             }
         }

@@ -307,6 +307,7 @@ static bool pv_op(char op, const pv *p, const pv *q, pv *out, kv_loc where, cons
     double c;
     memset(out, 0, sizeof *out);
     out->cons = p->cons ? p->cons : q->cons;
+    out->arg = p->arg || q->arg;
     if (a->sym != SYM_NONE || b->sym != SYM_NONE) {
         if (a->sym != SYM_NONE && b->sym != SYM_NONE) {
             out->v = *a;  /* two planes: keep one; the caller records the sum */

@@ -71,6 +71,14 @@ expect_query "multiswitch: codeword keys are +-3.5 floats" multiswitch \
     'sorted({(v["kind"], v["min"], v["max"]) for s in d["stores"] if s["sink"] == "self.memory_attn" and s["operand"] == "key" for v in s["values"]})' \
     "[('float', -3.5, 0), ('float', 0, 3.5)]"
 
+# Helpers of the same file: facts about what their callers pass in, once each.
+expect_query "helpers: construction in make_mask, reaching the cache, once" tracking \
+    '[(c["line"], c["dtype"]["text"], c["reaches_cache"]) for c in d["constructions"] if c["path"] == "tracking/helpers.py"]' \
+    "[(9, 'self.dtype', True)]"
+expect_query "helpers: store and int-cast inside helpers" tracking \
+    '[(x["line"]) for k in ("stores", "casts") for x in d[k] if x["path"] == "tracking/helpers.py"]' \
+    "[22, 22, 13]"
+
 # Traps stay silent; a plain file is prefiltered.
 expect_query "traps: no fact at all" traps 'sum(len(v) for v in d.values())' 0
 expect_query "prefilter: nothing" prefilter 'sum(len(v) for v in d.values())' 0

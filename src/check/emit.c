@@ -17,9 +17,6 @@
 
 /* ---- message templates ---- */
 
-
-
-
 void ev_var(vars *vs, const char *name, const char *value)
 {
     for (int i = 0; i < vs->n; i++)
@@ -62,8 +59,6 @@ static char *expand(kv_arena *a, const char *tmpl, const vars *vs)
 }
 
 /* ---- the evaluation context ---- */
-
-
 
 static uint64_t hash_str(const char *s)
 {
@@ -162,8 +157,6 @@ static bool superseded(const ectx *c, const char *key)
     sb_release(&sb);
     return hit;
 }
-
-
 
 void ev_related(draft *f, const kv_loc *loc, const char *msg)
 {

@@ -1,7 +1,7 @@
 /*
  * eval.h: joining facts with deployments and asking the numerics; the result is a list of findings.
  *
- * For every enabled rule, its condition family (a C function in eval.c) walks the facts it cares
+ * For every enabled rule, its condition family (a C function in fam_*.c) walks the facts it cares
  * about, evaluates each one under every deployment in scope, and emits a finding per unsafe
  * (fact, value, deployment). Findings are then de-duplicated, matched against the suppression
  * comments the front ends recorded, and sorted (path, line, column, rule, message), so output is the

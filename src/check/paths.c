@@ -12,7 +12,7 @@
  * When the engine is unknown, both a PyTorch cast and a saturating kernel are assumed.
  * The value first becomes a value of the model dtype (the tensors handed to a cache writer are).
  *
- * Not here: deciding whether an outcome is a finding (eval.c).
+ * Not here: deciding whether an outcome is a finding (fam_store.c).
  */
 #include <math.h>
 #include <stdio.h>

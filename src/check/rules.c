@@ -41,7 +41,7 @@ static const char *const outcome_names[OUTC_COUNT] = {
     [OUTC_REINTERPRETED] = "reinterpreted",
 };
 
-/* Placeholders a message template may use (eval.c fills them; unknown ones are load errors). */
+/* Placeholders a message template may use (the fam_*.c files fill them; unknown ones are load errors). */
 static const char *const known_vars[] = {
     "value", "dtype", "declared", "fix", "deployment", "sink", "operand", "stored", "consequence",
     "model_dtype", "range", "limit", "first_inexact", "first_stored", "range_hint", "neighbour",
@@ -181,7 +181,7 @@ static const char *const value_kind_names[] = { "unknown", "sentinel", "integer"
 static const char *const operand_names[] = { "key", "value", "kv" };
 static const char *const fact_names[] = { "store", "intcast" };
 
-/* Message placeholders are {name}; every name must be one eval.c fills. */
+/* Message placeholders are {name}; every name must be one a family fills. */
 static void check_template(loader *L, const yaml_node_t *n, const char *t)
 {
     for (const char *p = strchr(t, '{'); p; p = strchr(p + 1, '{')) {

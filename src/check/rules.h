@@ -1,6 +1,6 @@
 /*
  * rules.h: rules as data. A rule file (rules/KV001-sentinel-overflow.yaml) names one condition
- * family that is implemented in C (eval.c) and parameterises it: which fact values it looks at,
+ * family that is implemented in C (fam_*.c) and parameterises it: which fact values it looks at,
  * which outcome classes of the numerics count, severity, message template, documentation.
  *
  * A user adds a rule by writing a YAML file that reuses a family with other parameters and passing

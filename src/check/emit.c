@@ -207,7 +207,7 @@ kv_loc ev_origin(const kv_value *v, const kv_loc *fallback)
 
 bool ev_wants_value(const rule *r, const kv_value *v)
 {
-    return (r->values >> v->kind) & 1u;
+    return (unsigned)v->kind <= VK_FLOAT && ((r->values >> v->kind) & 1u);
 }
 
 bool ev_wants_outcome(const rule *r, int outcome)

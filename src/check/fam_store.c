@@ -171,7 +171,7 @@ static int_range integer_range(kv_arena *a, const kv_value *v, const deployment 
 static const char *range_hint(kv_arena *a, const kv_value *v)
 {
     const char *name = v->hi_sym ? v->hi_sym : v->family ? arena_printf(a, "%s_id", v->family) : "ids";
-    return arena_printf(a, "declare the largest value in .kvlint.yaml (ranges: {%s: N}) or in the checkpoint's config.json",
+    return arena_printf(a, "declare it in .kvlint.yaml (ranges: {%s: {max: N}}) or in the checkpoint's config.json",
                         name);
 }
 

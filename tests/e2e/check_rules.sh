@@ -31,4 +31,14 @@ for id in $ids; do
         compare_golden "$id/$kind golden" "$dir.expected.json" "$tmpdir/out.json"
     done
 done
+# KV004's advice works: declaring the range in .kvlint.yaml turns the warning into a decision.
+cp -R "$fixtures/KV004/positive" "$tmpdir/declared"
+printf 'ranges:\n  num_adapters: {max: 12}\n' >"$tmpdir/declared/.kvlint.yaml"
+(cd "$tmpdir/declared" && "$KVLINT" check .) >"$tmpdir/out" 2>&1
+expect_status "declared range: decided" 1 $?
+expect_contains "declared range: KV003 with the range's origin" "$tmpdir/out" "holds ids up to 12 (num_adapters = 12, .kvlint.yaml:2:23)"
+expect_not_contains "declared range: no KV004" "$tmpdir/out" "[KV004]"
+printf 'ranges:\n  num_adapters: {max: 8}\n' >"$tmpdir/declared/.kvlint.yaml"
+(cd "$tmpdir/declared" && "$KVLINT" check .) >"$tmpdir/out" 2>&1
+expect_status "declared range within e5m2's 8: clean" 0 $?
 finish

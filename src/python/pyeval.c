@@ -485,7 +485,6 @@ static aval refine_family(ev *e, const char *name, aval x, TSNode at)
             v->family = fam;
         if (v->hi_unknown) {
             v->hi_sym = choose_bound(e, fam, &v->hi_sym_add);
-            v->hi_sym_add += 0;
             v->hi_unknown = v->hi_sym == NULL;
         }
     }
@@ -1020,7 +1019,7 @@ static void dtype_decls(ev *e, const char *callee_last, const char *origin, cons
 
 /* ---- summaries of functions of this file ---- */
 
-static void bind_params(ev *e, TSNode fn, const args *g, bool method, const aval *self_val);
+static void bind_params(ev *e, TSNode fn, const args *g);
 
 /* Do the arguments carry nothing the callee could use? Then every such call has the same summary. */
 static bool plain_args(const args *g)
@@ -1036,13 +1035,13 @@ static bool plain_args(const args *g)
     return true;
 }
 
-static aval call_summary_uncached(ev *e, size_t id, const args *g, bool bound_method);
+static aval call_summary_uncached(ev *e, size_t id, const args *g);
 
-static aval call_summary(ev *e, size_t id, const args *g, bool bound_method)
+static aval call_summary(ev *e, size_t id, const args *g)
 {
     enum { SLOTS = 5 };
     if (!plain_args(g) || g->nkw > 0 || g->npos >= SLOTS)
-        return call_summary_uncached(e, id, g, bound_method);
+        return call_summary_uncached(e, id, g);
     /* only unknown positional arguments: one summary per function and argument count */
     size_t k = id * SLOTS + g->npos;
     while (e->summaries.n <= k)
@@ -1051,14 +1050,14 @@ static aval call_summary(ev *e, size_t id, const args *g, bool bound_method)
         return av_unknown();  /* being computed: recursion */
     if (e->summaries.v[k].state == 0) {
         e->summaries.v[k].state = 1;
-        aval r = call_summary_uncached(e, id, g, bound_method);
+        aval r = call_summary_uncached(e, id, g);
         e->summaries.v[k].v = r;
         e->summaries.v[k].state = 2;
     }
     return e->summaries.v[k].v;
 }
 
-static aval call_summary_uncached(ev *e, size_t id, const args *g, bool bound_method)
+static aval call_summary_uncached(ev *e, size_t id, const args *g)
 {
     TSNode fn = e->nodes.v[id];
     for (frame *f = e->fr; f; f = f->up)
@@ -1078,7 +1077,7 @@ static aval call_summary_uncached(ev *e, size_t id, const args *g, bool bound_me
     e->cur = &fr.locals;
     e->call_depth++;
     e->quiet++;
-    bind_params(e, fn, g, bound_method, NULL);
+    bind_params(e, fn, g);
     exec_block(e, fld(e, fn, F_body));
     e->quiet--;
     e->call_depth--;
@@ -1675,7 +1674,7 @@ static aval eval_call(ev *e, TSNode call)
         return av_unknown_tensor();
     }
     if (fv.tag == AV_FUNC)
-        return call_summary(e, fv.node_id, &g, method != NULL);
+        return call_summary(e, fv.node_id, &g);
     if (fv.tag == AV_CLASS || fv.tag == AV_IMPORT) {
         const char *cn = fv.tag == AV_IMPORT ? last_dotted(fv.str) : fv.str;
         aval inst = class_instance(e, cn, call);
@@ -2137,9 +2136,11 @@ static void bind_imports(ev *e, TSNode n)
     }
 }
 
-static void bind_params(ev *e, TSNode fn, const args *g, bool bound_method, const aval *self_val)
+/* Bind a function's parameters in the current frame: from the call's arguments (a summary), else
+ * the default value, else what the name says (an id family, a dtype, a mask). The first parameter
+ * of a method (self/cls) is the frame's self. */
+static void bind_params(ev *e, TSNode fn, const args *g)
 {
-    (void)self_val;
     TSNode ps = fld(e, fn, F_parameters);
     uint32_t k;
     TSNode *ks = kids(e, ps, &k);
@@ -2199,7 +2200,6 @@ static void bind_params(ev *e, TSNode fn, const args *g, bool bound_method, cons
         }
         env_set(e->s, &e->fr->locals, nm, v);
     }
-    (void)bound_method;
 }
 
 static void exec_stmt(ev *e, TSNode s);
@@ -2451,7 +2451,7 @@ static void analyse_function(ev *e, qfn *q)
     e->fr = &fr;
     e->cls = q->cls;
     e->cur = &fr.locals;
-    bind_params(e, q->node, NULL, q->cls != NULL, NULL);
+    bind_params(e, q->node, NULL);
     exec_block(e, fld(e, q->node, F_body));
     e->fr = NULL;
     e->cls = NULL;

@@ -244,6 +244,11 @@ void cfg_argv_decls(cfg_ctx *c, const cfg_word *w, size_t n, const char *engine,
             continue;
         char name[64];
         const char *eq = flag_name(t, name, sizeof name);
+        if (!strcmp(name, "config") && (eq || i + 1 < n)) {
+            c->config_group = group; /* vllm serve --config FILE: applied by cfg_finish_group */
+            c->config_file = arena_strdup(c->out->arena, eq ? eq + 1 : w[++i].text);
+            continue;
+        }
         bool negated = has_prefix(name, "no-");
         const cfg_option *opt = cfg_option_find(negated ? name + 3 : name, engine);
         if (!opt || (negated && !opt->flag))
@@ -271,13 +276,23 @@ void cfg_finish_group(cfg_ctx *c, int group, const char *engine, const char *car
 {
     /* Groups are numbered in emission order, so the group's declarations are all after the first
      * declaration of a smaller group when scanning back: the scan stays within this unit. */
-    for (size_t i = c->out->decls.n; i-- > 0 && c->out->decls.v[i].group >= group;)
-        if (c->out->decls.v[i].group == group && c->out->decls.v[i].key == DECL_KV_CACHE_DTYPE)
-            return;
+    const char *config = c->config_group == group ? c->config_file : NULL;
+    bool has_kv = false;
+    for (size_t i = c->out->decls.n; i-- > 0 && c->out->decls.v[i].group >= group;) {
+        dtype_decl *d = &c->out->decls.v[i];
+        if (d->group != group)
+            continue;
+        has_kv = has_kv || d->key == DECL_KV_CACHE_DTYPE;
+        if (config)
+            d->config_file = config;
+    }
+    if (has_kv)
+        return;
     cfg_word at = { "", where, false, false };
     dtype_decl *d = new_decl(c, DECL_KV_CACHE_DTYPE, &at, engine, carrier, group);
     d->raw = NULL;
     d->implicit = true;
+    d->config_file = config;
     d->dtype = kvn_dtype_parse("auto", false);
 }
 

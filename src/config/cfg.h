@@ -20,6 +20,8 @@ typedef struct cfg_ctx {
     kv_arena *a;
     const ysrc *src;
     int next_group;
+    int config_group;          /* the group whose command named `--config FILE` (-1: none) */
+    const char *config_file;
 } cfg_ctx;
 
 typedef struct cfg_word {

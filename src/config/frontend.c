@@ -81,7 +81,7 @@ static void analyze(const char *path, const char *data, size_t len, const fe_con
 {
     (void)ctx;
     ysrc src;
-    cfg_ctx c = { .path = out->path ? out->path : path, .out = out, .a = out->arena, .src = &src };
+    cfg_ctx c = { .path = out->path ? out->path : path, .out = out, .a = out->arena, .src = &src, .config_group = -1 };
     switch (kind_of(path)) {
     case FK_YAML:
         cfg_analyze_yaml(&c, data, len); /* sets c.src to the stream's own table */

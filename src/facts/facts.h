@@ -176,6 +176,8 @@ typedef struct dtype_decl {
     const char *unresolved;/* why the value is not a literal the engine reads ("shell variable"), or NULL;
                               then dtype is KVN_DTYPE_INVALID but no engine has rejected a name */
     bool implicit;         /* not written: the default of a serving command that omits the key (raw NULL) */
+    const char *config_file;/* the command's `--config FILE` (vllm serve, SGLang), as written, or NULL: that
+                              file's settings apply under the command's own flags */
 } dtype_decl;
 
 /* A suppression comment: `# kvlint: ignore[ID,...] -- reason` (or `// kvlint: ...` in C/C++). */

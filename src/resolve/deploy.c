@@ -39,6 +39,7 @@ typedef struct resolver {
     const checkpoint *forced;      /* --model-config */
     const char *ckpt_problem;      /* why no checkpoint applies, when several exist */
     ARENA_VEC(deployment) out;
+    ARENA_VEC(struct group_decls) groups;
 } resolver;
 
 static bool is_checkpoint_carrier(const char *carrier)
@@ -287,6 +288,10 @@ typedef struct group_decls {
     const dtype_decl *kv, *model, *scales, *skip, *first;
     bool rocm;                 /* a platform declaration (a ROCm image) says so */
     ARENA_VEC(const dtype_decl *) ranges;
+    ARENA_VEC(const dtype_decl *) decls;  /* all of them, in order (for --config merging) */
+    const char *config_file;   /* the command's --config FILE */
+    const char *config_missing;/* why FILE's settings are unknown, or NULL */
+    bool referenced;           /* an engine config file some command names with --config */
 } group_decls;
 
 static void finish(resolver *r, const group_decls *g)
@@ -296,6 +301,13 @@ static void finish(resolver *r, const group_decls *g)
     deployment d = { .rocm = r->rocm || (g && g->rocm), .engine = g ? g->engine : NULL };
     d.model = resolve_model(r, d.engine, g ? g->model : NULL, ck, why);
     d.kv = resolve_kv(r, d.rocm, g ? g->kv : NULL, ck, &d.model);
+    if (g && g->config_missing) {
+        /* what the command leaves to its --config file is unknown: never guessed */
+        if (!g->model && !(r->opt && r->opt->whatif_model != KVN_DTYPE_INVALID))
+            d.model = unresolved(g->config_missing);
+        if ((!g->kv || g->kv->implicit) && !(r->opt && r->opt->whatif_kv != KVN_DTYPE_INVALID))
+            d.kv = unresolved(g->config_missing);
+    }
     ARENA_VEC(id_range) ranges = {0};
     if (g) {
         d.loc = g->first->loc;
@@ -306,7 +318,7 @@ static void finish(resolver *r, const group_decls *g)
             d.kv_scales_decl = g->scales;
         }
         d.skip_layers = g->skip ? g->skip->raw : NULL;
-        for (size_t i = 0; i < g->ranges.n; i++)
+        for (size_t i = g->ranges.n; i-- > 0;) /* the last one wins, as with argparse */
             add_range(r, &ranges, make_range(g->ranges.v[i]->range_name, g->ranges.v[i]->number, g->ranges.v[i],
                                              g->ranges.v[i]->loc));
     } else {
@@ -333,8 +345,14 @@ static void take(group_decls *g, const dtype_decl *d, resolver *r)
         g->engine = d->engine;
     if (!g->carrier)
         g->carrier = d->carrier;
+    if (d->config_file)
+        g->config_file = d->config_file;
+    ARENA_PUSH(r->a, g->decls, d);
     switch (d->key) {
-    case DECL_KV_CACHE_DTYPE: g->kv = d; break;       /* the last one wins, as with argparse */
+    case DECL_KV_CACHE_DTYPE:                          /* the last one wins, as with argparse, */
+        if (!d->implicit || !g->kv)                    /* but a default never overrides a value */
+            g->kv = d;
+        break;
     case DECL_MODEL_DTYPE: g->model = d; break;
     case DECL_KV_SCALES: g->scales = d; break;
     case DECL_SKIP_LAYERS: g->skip = d; break;
@@ -390,7 +408,77 @@ static void file_deployments(resolver *r, const file_facts *f)
         group_decls g = { .path = f->path };
         for (size_t i = start[run]; i < start[run + 1]; i++)
             take(&g, &f->decls.v[refs[i].index], r);
-        finish(r, &g);
+        ARENA_PUSH(r->a, r->groups, g);
+    }
+}
+
+static bool same_path(const char *a, const char *b)
+{
+    char *x = fs_normalize(a), *y = fs_normalize(b);
+    bool same = strcmp(x, y) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* The engine config file `FILE` names, seen from the command in path: FILE relative to the
+ * command's directory, or to where kvlint runs, or absolute. Index into r->groups or -1. */
+static long config_target(resolver *r, const char *path, const char *file)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+    char *near = file[0] == '/' ? xstrdup(file) : fs_join(dir, file);
+    long hit = -1;
+    for (size_t i = 0; i < r->groups.n && hit < 0; i++) {
+        const group_decls *t = &r->groups.v[i];
+        if (t->carrier && !strcmp(t->carrier, "vllm-config") && (same_path(t->path, near) || same_path(t->path, file)))
+            hit = (long)i;
+    }
+    free(near);
+    free(dir);
+    return hit;
+}
+
+/* A command under --config FILE runs FILE's settings with its own flags on top. */
+static void link_config_files(resolver *r, long *target)
+{
+    for (size_t i = 0; i < r->groups.n; i++) {
+        group_decls *g = &r->groups.v[i];
+        target[i] = -1;
+        if (!g->config_file)
+            continue;
+        target[i] = config_target(r, g->path, g->config_file);
+        if (target[i] >= 0)
+            r->groups.v[target[i]].referenced = true;
+        else
+            g->config_missing = arena_printf(r->a, "set by --config %s, which is not among the scanned files "
+                                                   "(scan it, or list it in .kvlint.yaml deployments:)",
+                                             g->config_file);
+    }
+}
+
+static void finish_groups(resolver *r)
+{
+    long *target = arena_alloc(r->a, (r->groups.n + 1) * sizeof *target);
+    link_config_files(r, target);
+    for (size_t i = 0; i < r->groups.n; i++) {
+        const group_decls *g = &r->groups.v[i];
+        if (g->referenced && !g->config_file)
+            continue; /* part of the commands that name it */
+        if (target[i] < 0) {
+            finish(r, g);
+            continue;
+        }
+        const group_decls *file = &r->groups.v[target[i]];
+        group_decls merged = { .path = g->path };
+        for (size_t k = 0; k < file->decls.n; k++)
+            take(&merged, file->decls.v[k], r);
+        merged.first = NULL;
+        merged.carrier = g->carrier;
+        for (size_t k = 0; k < g->decls.n; k++)
+            take(&merged, g->decls.v[k], r);
+        merged.first = g->first;
+        finish(r, &merged);
     }
 }
 
@@ -421,6 +509,7 @@ deployment_set *deployments_resolve(file_facts *const *files, size_t nfiles, con
     collect_checkpoints(&r, files, nfiles);
     for (size_t f = 0; f < nfiles; f++)
         file_deployments(&r, files[f]);
+    finish_groups(&r);
     if (r.out.n == 0)
         engine_defaults(&r);
     s->v = r.out.v;

@@ -446,6 +446,58 @@ START_TEST(frontend_suppressions)
 }
 END_TEST
 
+/* Deterministic mutations of small configs: under ASan/UBSan any crash, leak or overflow fails. */
+START_TEST(mutated_inputs_never_crash)
+{
+    static const char *const seeds[] = {
+        "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - image: vllm/vllm-openai\n"
+        "      command: [sh, -c]\n      args:\n        - |\n          vllm serve m \\\n            --kv-cache-dtype fp8\n"
+        "      env: [{name: VLLM_ADDITIONAL_ARGS, value: \"--dtype half\"}]\n",
+        "vllm serve m --config c.yaml --dtype 'half' \\\n  --max-model-len=4k # --kv-cache-dtype fp8\n"
+        "bash -c \"python3 -m sglang.launch_server --kv-cache-dtype fp8_e5m2\"\n",
+        "FROM rocm/vllm\nENTRYPOINT [\"vllm\", \"serve\"]\nCMD [\"m\", \\\n \"--kv-cache-dtype=fp8\"]\n",
+        "{\"model_type\": \"x\", \"torch_dtype\": \"float32\", \"quantization_config\": "
+        "{\"kv_cache_scheme\": {\"type\": \"float\", \"num_bits\": 8}}, \"num_adapters\": 3}\n",
+        "a: &a [x, *a, {b: &b \"vllm serve m --dtype half\"}]\nc: [*b, *a, *a]\nvllmConfig: {dtype: half, extraArgs: [--kv-cache-dtype]}\n",
+    };
+    static const char *const names[] = { "a.yaml", "b.sh", "Dockerfile", "config.json", "e.yml" };
+    static const char *const tokens[] = { "\\", "\"", "'", "\n", "#", "[", "{", "*a", "&z ", "|", "- ", "--", "$",
+                                          "`", "\xff", "\xc3", " -c ", "bash -c \"", "vllm serve ", "\t", ": " };
+    kv_project *proj = project_default(".");
+    fe_context ctx = { .project = proj };
+    resolve_options opt = { .whatif_kv = KVN_DTYPE_INVALID, .whatif_model = KVN_DTYPE_INVALID };
+    unsigned seed = 1;
+    for (int it = 0; it < 1500; it++) {
+        size_t which = (size_t)it % 5;
+        strbuf sb = STRBUF_INIT;
+        sb_adds(&sb, seeds[which]);
+        for (int k = 0; k < 1 + it % 6; k++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t pos = sb.len ? (seed >> 8) % sb.len : 0;
+            const char *t = tokens[(seed >> 20) % (sizeof tokens / sizeof *tokens)];
+            strbuf next = STRBUF_INIT;
+            sb_add(&next, sb.buf, pos);
+            if ((seed >> 4) % 3 == 0 && pos < sb.len)
+                pos++; /* delete one byte */
+            else
+                sb_adds(&next, t);
+            sb_add(&next, sb.buf + pos, sb.len - pos);
+            sb_release(&sb);
+            sb = next;
+        }
+        file_facts *f = file_facts_new(names[which]);
+        config_frontend.analyze(names[which], sb_str(&sb), sb.len, &ctx, f);
+        file_facts *files[1] = { f };
+        deployment_set *ds = deployments_resolve(files, 1, proj, &opt, NULL);
+        ck_assert_uint_ge(ds->n, 1);
+        deployment_set_free(ds);
+        file_facts_free(f);
+        sb_release(&sb);
+    }
+    project_free(proj);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("config");
@@ -464,6 +516,7 @@ int main(void)
     tcase_add_test(t, resolve_checkpoint_kv_scheme_and_defaults);
     tcase_add_test(t, frontend_claims_and_skips);
     tcase_add_test(t, frontend_suppressions);
+    tcase_add_test(t, mutated_inputs_never_crash);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_ENV);

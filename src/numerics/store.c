@@ -345,6 +345,8 @@ bool kvn_store_row(kvn_dtype d, const double *in, size_t n, const kvn_params *p,
         mark_crushed(m, in, n, p, out);
         break;
     default:
+        if (info->block <= 0 || info->block > MAX_BLOCK)
+            return false; /* a table entry this file cannot hold: refuse rather than overrun */
         store_blocks(m, info->block, in, n, p, out);
         break;
     }

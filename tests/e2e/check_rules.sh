@@ -5,6 +5,25 @@
 # must report nothing at all (exit 0). Needs the Python and config front ends.
 . "$top_srcdir/tests/e2e/lib.sh"
 
+schema="$top_srcdir/docs/check-report.schema.json"
+have_jsonschema=false
+if [ -n "${PYTHON3:-}" ] && "$PYTHON3" -c 'import jsonschema' 2>/dev/null; then have_jsonschema=true
+elif [ "${CI:-}" = true ]; then fail "python3 with jsonschema is required in CI"
+else echo "SKIP: *** python3 jsonschema missing: reports NOT validated against docs/check-report.schema.json ***"; fi
+
+validate_report() { # NAME FILE
+    $have_jsonschema || return 0
+    if "$PYTHON3" - "$schema" "$2" >"$tmpdir/val" 2>&1 <<'PY'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+errors = list(jsonschema.Draft7Validator(schema).iter_errors(json.load(open(sys.argv[2]))))
+for e in errors[:5]:
+    print("/".join(map(str, e.path)), e.message[:300])
+sys.exit(1 if errors else 0)
+PY
+    then pass "$1 matches docs/check-report.schema.json"; else fail "$1 does not match the report schema"; cat "$tmpdir/val"; fi
+}
+
 ids=$(cd "$top_srcdir/rules" && ls KV*.yaml | sed 's/-.*//')
 for id in $ids; do
     for kind in positive negative; do
@@ -29,6 +48,7 @@ for id in $ids; do
             sed 's/^/    /' "$tmpdir/err" | head -n 20
         fi
         compare_golden "$id/$kind golden" "$dir.expected.json" "$tmpdir/out.json"
+        validate_report "$id/$kind" "$tmpdir/out.json"
     done
 done
 # KV004's advice works: declaring the range in .kvlint.yaml turns the warning into a decision.

@@ -51,6 +51,17 @@ for id in $ids; do
         validate_report "$id/$kind" "$tmpdir/out.json"
     done
 done
+# KV005 under --calculate-kv-scales: the per-tensor scale is computed from the mask.
+cp -R "$fixtures/KV005/positive" "$tmpdir/kvscales"
+printf 'model: /models/m\ndtype: bfloat16\nkv-cache-dtype: fp8\ncalculate-kv-scales: true\n' >"$tmpdir/kvscales/serve.yaml"
+(cd "$tmpdir/kvscales" && "$KVLINT" check .) >"$tmpdir/out" 2>&1
+expect_status "calculate-kv-scales" 1 $?
+expect_contains "calculate-kv-scales crushes the anchor column" "$tmpdir/out" "per-tensor scale computed by --calculate-kv-scales (absmax / 200) with the other values of this key (fp8_e4m3, declared at serve.yaml:4:22): 0.5 is stored as 0."
+expect_contains "calculate-kv-scales: note on the flag" "$tmpdir/out" "serve.yaml:4:22: note: dynamic KV scales enabled here"
+printf 'model: /models/m\ndtype: bfloat16\nkv-cache-dtype: fp8\n' >"$tmpdir/kvscales/serve.yaml"
+(cd "$tmpdir/kvscales" && "$KVLINT" check .) >"$tmpdir/out" 2>&1
+expect_status "static fp8 scale, key mask: clean" 0 $?
+
 # KV004's advice works: declaring the range in .kvlint.yaml turns the warning into a decision.
 cp -R "$fixtures/KV004/positive" "$tmpdir/declared"
 printf 'ranges:\n  num_adapters: {max: 12}\n' >"$tmpdir/declared/.kvlint.yaml"

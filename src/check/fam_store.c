@@ -311,7 +311,11 @@ static void crush_point(ectx *c, const store_fact *s, const kv_value *v, const d
     vars vs = {0};
     ev_var(&vs, "value", vt);
     ev_var(&vs, "dtype", ev_dtype_name(d->kv.dtype));
-    ev_var(&vs, "declared", ev_declared(a, d->kv_scales_decl && dyn_tensor ? &(resolved_dtype){ .decl = d->kv_scales_decl } : &d->kv));
+    if (dyn_tensor && d->kv_scales_decl && d->kv_scales_decl->loc.path)
+        ev_var(&vs, "declared", arena_printf(a, "%s, dynamic scales enabled at %s", ev_declared(a, &d->kv),
+                                             ev_loc_text(a, &d->kv_scales_decl->loc)));
+    else
+        ev_var(&vs, "declared", ev_declared(a, &d->kv));
     ev_var(&vs, "neighbour", typical ? "an ordinary value of 1" : ev_num(a, nb));
     ev_var(&vs, "neighbour_stored", ev_num(a, nb_stored));
     ev_var(&vs, "scale_how", how);

@@ -56,7 +56,7 @@ cp -R "$fixtures/KV005/positive" "$tmpdir/kvscales"
 printf 'model: /models/m\ndtype: bfloat16\nkv-cache-dtype: fp8\ncalculate-kv-scales: true\n' >"$tmpdir/kvscales/serve.yaml"
 (cd "$tmpdir/kvscales" && "$KVLINT" check .) >"$tmpdir/out" 2>&1
 expect_status "calculate-kv-scales" 1 $?
-expect_contains "calculate-kv-scales crushes the anchor column" "$tmpdir/out" "per-tensor scale computed by --calculate-kv-scales (absmax / 200) with the other values of this key (fp8_e4m3, declared at serve.yaml:4:22): 0.5 is stored as 0."
+expect_contains "calculate-kv-scales crushes the anchor column" "$tmpdir/out" "per-tensor scale computed by --calculate-kv-scales (absmax / 200) with the other values of this key (fp8_e4m3, declared at serve.yaml:3:17, dynamic scales enabled at serve.yaml:4:22): 0.5 is stored as 0."
 expect_contains "calculate-kv-scales: note on the flag" "$tmpdir/out" "serve.yaml:4:22: note: dynamic KV scales enabled here"
 printf 'model: /models/m\ndtype: bfloat16\nkv-cache-dtype: fp8\n' >"$tmpdir/kvscales/serve.yaml"
 (cd "$tmpdir/kvscales" && "$KVLINT" check .) >"$tmpdir/out" 2>&1

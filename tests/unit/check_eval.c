@@ -350,7 +350,7 @@ START_TEST(unknown_range_warns_with_hint)
     ck_assert_uint_eq(l->v.n, 1);
     const finding *x = first_of(l, "KV004");
     ck_assert_int_eq(x->severity, SEV_WARNING);
-    ck_assert_msg(strstr(x->message, "ranges: {num_adapters: N}"), "%s", x->message);
+    ck_assert_msg(strstr(x->message, "ranges: {num_adapters: {max: N}}"), "%s", x->message);
     finding_list_free(l);
     file_facts_free(f);
 }

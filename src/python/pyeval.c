@@ -23,6 +23,7 @@
  * one iteration, look inside f-strings, lambdas or decorators, or resolve imports of functions.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tree_sitter/api.h>
@@ -322,6 +323,19 @@ static bool budget_ok(ev *e)
         return false;
     e->budget--;
     return true;
+}
+
+/* av_step with a formatted description, formatted only when there is a value to carry it. */
+static aval stepf(ev *e, const aval *x, TSNode at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static aval stepf(ev *e, const aval *x, TSNode at, const char *fmt, ...)
+{
+    if (x->tag != AV_VALUES || x->n == 0)
+        return *x;
+    va_list ap;
+    va_start(ap, fmt);
+    const char *what = arena_vprintf(e->a, fmt, ap);
+    va_end(ap);
+    return av_step(e->a, x, loc_of(e, at), what);
 }
 
 /* ---- values made from syntax ---- */
@@ -636,7 +650,7 @@ static void emit_store(ev *e, TSNode at, sink_family fam, const char *sink, cons
         x.n = (unsigned char)k;
     }
     const char *t = text_of(e, tensor);
-    x = av_step(e->a, &x, loc_of(e, at), arena_printf(e->a, "stored by %s as %s", sink, operand_name(op)));
+    x = stepf(e, &x, at, "stored by %s as %s", sink, operand_name(op));
     store_fact s;
     memset(&s, 0, sizeof s);
     s.loc = loc_of(e, at);
@@ -792,7 +806,7 @@ static aval model_fill(ev *e, const char *api, TSNode call, const aval *like, co
     }
     aval x = v && v->tag == AV_VALUES ? *v : av_unknown();
     x.binary = false;
-    x = av_step(e->a, &x, loc_of(e, call), arena_printf(e->a, "%s(...)", api));
+    x = stepf(e, &x, call, "%s(...)", api);
     if (has) {
         x = constructions_for(e, CONS_SCALAR_FILL, api, call, x, &d);
         return with_dtype(x, &d, intd);
@@ -1086,7 +1100,7 @@ static aval call_summary_uncached(ev *e, size_t id, const args *g)
     e->cls = saved_cls;
     aval r = fr.has_ret ? fr.ret : av_unknown();
     TSNode name = fld(e, fn, F_name);
-    return av_step(e->a, &r, loc_of(e, name), arena_printf(e->a, "returned from %s()", raw_text(e, name)));
+    return stepf(e, &r, name, "returned from %s()", raw_text(e, name));
 }
 
 static size_t node_id(ev *e, TSNode n, klass *cls)
@@ -1112,7 +1126,7 @@ static aval cast_to(ev *e, TSNode call, const char *api, aval x, dtype_ref d, bo
     if (!is_wide_float(&d))
         r = constructions_for(e, CONS_TENSOR_CAST, api, call, r, &d);
     emit_intcast(e, api, call, &r, &d);
-    r = av_step(e->a, &r, loc_of(e, call), arena_printf(e->a, "%s(%s)", api, d.text ? d.text : ""));
+    r = stepf(e, &r, call, "%s(%s)", api, d.text ? d.text : "");
     r.has_dtype = true;
     r.dtype = d;
     r.intdtype = false;
@@ -1249,7 +1263,7 @@ static void write_into(ev *e, TSNode target, aval x, TSNode at, const char *what
         x = constructions_for(e, CONS_SCALAR_FILL, what, at, x, &old.dtype);
     else if (old.has_dtype && !(x.has_dtype && x.dtype.kind == old.dtype.kind))
         x = constructions_for(e, CONS_TENSOR_CAST, what, at, x, &old.dtype);
-    x = av_step(e->a, &x, loc_of(e, at), arena_printf(e->a, "written into %s", text_of(e, target)));
+    x = stepf(e, &x, at, "written into %s", text_of(e, target));
     aval nv = av_join(e->a, &old, &x);
     nv.has_dtype = old.has_dtype;
     nv.dtype = old.dtype;
@@ -1275,14 +1289,14 @@ static void assign_inner(ev *e, TSNode target, aval v, TSNode at)
     if (is(target, "identifier")) {
         const char *name = raw_text(e, target);
         v = refine_family(e, name, v, target);
-        set_name(e, name, av_step(e->a, &v, loc_of(e, target), arena_printf(e->a, "assigned to %s", name)));
+        set_name(e, name, stepf(e, &v, target, "assigned to %s", name));
         return;
     }
     if (is(target, "attribute")) {
         const char *key = self_key(e, target);
         if (key) {
             v = refine_family(e, key + 5, v, target);
-            update_key(e, key, av_step(e->a, &v, loc_of(e, target), arena_printf(e->a, "assigned to %s", text_of(e, target))));
+            update_key(e, key, stepf(e, &v, target, "assigned to %s", text_of(e, target)));
         }
         return;
     }
@@ -1430,7 +1444,7 @@ static aval torch_function(ev *e, const char *f, TSNode call, const args *g)
             x = cat_values(e, g);
         if (x.tag != AV_VALUES)
             x = av_unknown();
-        x = av_step(e->a, &x, loc_of(e, call), arena_printf(e->a, "torch.%s(...)", f));
+        x = stepf(e, &x, call, "torch.%s(...)", f);
         if (dtype_kwarg(e, g, &d, &intd)) {
             x = constructions_for(e, CONS_TENSOR_NEW, "torch.tensor", call, x, &d);
             return with_dtype(x, &d, intd);
@@ -1449,7 +1463,7 @@ static aval torch_function(ev *e, const char *f, TSNode call, const args *g)
     if (strcmp(f, "cat") == 0 || strcmp(f, "concat") == 0 || strcmp(f, "concatenate") == 0 || strcmp(f, "stack") == 0
         || strcmp(f, "hstack") == 0 || strcmp(f, "vstack") == 0) {
         aval r = cat_values(e, g);
-        return av_step(e->a, &r, loc_of(e, call), arena_printf(e->a, "torch.%s(...)", f));
+        return stepf(e, &r, call, "torch.%s(...)", f);
     }
     if (strcmp(f, "pad") == 0)
         return pad_values(e, call, g);
@@ -1528,7 +1542,7 @@ static aval tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m
             nv = with_dtype(nv.tag == AV_VALUES ? nv : av_unknown(), &x.dtype, x.intdtype);
             nv.has_dtype = x.has_dtype;
             nv.tensor = tensor;
-            update_key(e, key, av_step(e->a, &nv, loc_of(e, call), arena_printf(e->a, "%s into %s", m, text_of(e, recv))));
+            update_key(e, key, stepf(e, &nv, call, "%s into %s", m, text_of(e, recv)));
         } else if (key) {
             write_into(e, recv, *v, call, m);
         }
@@ -2125,7 +2139,7 @@ static void bind_imports(ev *e, TSNode n)
             v.text = arena_strdup(e->a, x->text);
             v.origin = kv_loc_make(arena_strdup(e->a, xpath), x->line, x->col, 0, 0);
             aval a = av_const(e->a, &v);
-            set_name(e, alias, av_step(e->a, &a, loc_of(e, c), arena_printf(e->a, "imported as %s", alias)));
+            set_name(e, alias, stepf(e, &a, c, "imported as %s", alias));
             continue;
         }
         aval m = av_unknown();
@@ -2177,7 +2191,7 @@ static void bind_params(ev *e, TSNode fn, const args *g)
                 a = &g->posv[pos];
             pos++;
             if (a) {
-                v = av_step(e->a, a, loc_of(e, name), arena_printf(e->a, "passed as %s", nm));
+                v = stepf(e, a, name, "passed as %s", nm);
                 if (v.tag == AV_VALUES && v.n) {
                     pv *vals = arena_memdup(e->a, v.vals, v.n * sizeof *vals);
                     for (size_t j = 0; j < v.n; j++)
@@ -2546,7 +2560,7 @@ void py_analyze_file(const char *path, const char *data, size_t len, const fe_co
     e.ctx = ctx;
     e.st = ctx ? ctx->state : NULL;
     e.cur = &e.module;
-    e.budget = 200000 + 40 * (size_t)len;
+    e.budget = 100000 + 10 * (size_t)len;  /* about 40 evaluations per syntax node, summaries included */
     for (int f = 0; f < F_COUNT; f++)
         e.fields[f] = ts_language_field_id_for_name(tree_sitter_python(), field_names[f], (uint32_t)strlen(field_names[f]));
     if (ts_node_has_error(root))

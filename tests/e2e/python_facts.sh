@@ -110,6 +110,13 @@ with open(d + "/deep.py", "w") as f:
     f.write("(" * 3000 + "p" + ")" * 3000 + " = 1\n")
     f.write("self" + ".attn" * 5000 + "(q, x, x)\n")
     f.write("after = torch.full((2,), MASK, dtype=torch.float16)\n")
+with open(d + "/fanout.py", "w") as f:  # summaries that would explode without the budget
+    f.write("import torch\n")
+    for i in range(6):
+        f.write("def f%d(x, d):\n" % i)
+        for _ in range(60):
+            f.write("    y = f%d(x - 1e4, d)\n" % (i + 1) if i < 5 else "    y = torch.full((2,), x, dtype=d)\n")
+        f.write("    return y\n")
 with open(d + "/huge.py", "w") as f:
     f.write("MASK = -1e9\n" + "x = torch.full((2,), MASK, dtype=torch.float16)\n" * 200000)
 for i in range(200):
@@ -121,6 +128,7 @@ PY
 expect_status "generated: exit" 0 $?
 expect_contains "generated: huge file skipped with a note" "$tmpdir/gen.err" "huge.py: note: skipped"
 expect_contains "generated: deep file still analysed" "$tmpdir/gen.out" '"path": "deep.py"'
+expect_contains "generated: summary fan-out stops at the budget" "$tmpdir/gen.err" "fanout.py: note: analysis stopped early"
 count=$(grep -c '"api": "torch.full_like"' "$tmpdir/gen.out")
 expect_status "generated: one construction per module file" 200 "$count"
 finish

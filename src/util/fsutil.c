@@ -150,7 +150,8 @@ static void walk_dir(const char *dir, int depth, fs_list *out, diag_list *diags)
         list_push(&names, xstrdup(e->d_name));
     }
     closedir(d);
-    qsort(names.paths, names.n, sizeof *names.paths, cmp_str);
+    if (names.n)
+        qsort(names.paths, names.n, sizeof *names.paths, cmp_str);
     for (size_t i = 0; i < names.n; i++) {
         char *p = fs_join(dir, names.paths[i]);
         struct stat st;

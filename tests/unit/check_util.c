@@ -158,7 +158,7 @@ static char *make_tree(void)
     char *root = strdup(d);
     char cmd[512];
     snprintf(cmd, sizeof cmd,
-             "cd %s && mkdir -p b a/.git a/__pycache__ a/sub && echo x > b/z.py && echo y > a/y.py && "
+             "cd %s && mkdir -p b a/.git a/__pycache__ a/sub a/empty && echo x > b/z.py && echo y > a/y.py && "
              "echo g > a/.git/g.py && echo c > a/__pycache__/c.py && echo s > a/sub/s.yaml && "
              "ln -s .. a/sub/loop && ln -s ../b/z.py a/link.py",
              root);

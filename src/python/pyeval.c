@@ -335,7 +335,7 @@ static aval stepf(ev *e, const aval *x, TSNode at, const char *fmt, ...)
     va_start(ap, fmt);
     const char *what = arena_vprintf(e->a, fmt, ap);
     va_end(ap);
-    return av_step(e->a, x, loc_of(e, at), what);
+    return av_step(e->s, e->a, x, loc_of(e, at), what);
 }
 
 /* ---- values made from syntax ---- */
@@ -357,7 +357,7 @@ static aval number_value(ev *e, double x, TSNode at)
 {
     value_kind k = fabs(x) >= PY_SENTINEL_MAGNITUDE ? VK_SENTINEL : VK_FLOAT;
     kv_value v = value_make(e, k, x, x, at);
-    return av_const(e->a, &v);
+    return av_const(e->s, &v);
 }
 
 static dtype_ref dref(ev *e, dref_kind k, TSNode at)
@@ -476,7 +476,7 @@ static aval family_value(ev *e, const char *family, TSNode at)
     v.family = family;
     v.hi_sym = choose_bound(e, family, &v.hi_sym_add);
     v.hi_unknown = v.hi_sym == NULL;
-    aval x = av_const(e->a, &v);
+    aval x = av_const(e->s, &v);
     x.tensor = true;
     x.intdtype = true;
     return x;
@@ -490,7 +490,7 @@ static aval refine_family(ev *e, const char *name, aval x, TSNode at)
         return x;
     if (x.n == 0)
         return family_value(e, fam, at);
-    pv *vals = arena_memdup(e->a, x.vals, x.n * sizeof *vals);
+    pv *vals = arena_memdup(e->s, x.vals, x.n * sizeof *vals);
     for (size_t i = 0; i < x.n; i++) {
         kv_value *v = &vals[i].v;
         if (v->kind != VK_INTEGER)
@@ -575,7 +575,7 @@ static aval constructions_for(ev *e, construction_kind k, const char *api, TSNod
 {
     if (x.tag != AV_VALUES || !av_has_sentinel(&x) || is_int_dtype(d))
         return x;
-    pv *vals = arena_memdup(e->a, x.vals, x.n * sizeof *vals);
+    pv *vals = arena_memdup(e->s, x.vals, x.n * sizeof *vals);
     for (size_t i = 0; i < x.n; i++)
         if (vals[i].v.kind == VK_SENTINEL && (!e->quiet || vals[i].arg))
             vals[i].cons = emit_construction(e, k, api, at, &vals[i].v, d);
@@ -631,7 +631,7 @@ static void emit_store(ev *e, TSNode at, sink_family fam, const char *sink, cons
         return;
     if (e->quiet) {
         /* keep the values that came from the caller; skip a store made before */
-        pv *keep = arena_alloc(e->a, x.n * sizeof *keep);
+        pv *keep = arena_alloc(e->s, x.n * sizeof *keep);
         size_t k = 0;
         for (size_t i = 0; i < x.n; i++)
             if (x.vals[i].arg)
@@ -822,7 +822,7 @@ static aval const_fill(ev *e, double c, TSNode call, const aval *like, const arg
     bool has = dtype_kwarg(e, g, &d, &intd);
     if ((has && intd) || (!has && like && like->intdtype))
         v.kind = VK_INTEGER;  /* zeros_like(ids, dtype=torch.long): an integer 0 */
-    aval x = av_const(e->a, &v);
+    aval x = av_const(e->s, &v);
     if (has)
         return with_dtype(x, &d, intd);
     if (like && like->tag == AV_VALUES && like->has_dtype)
@@ -836,7 +836,7 @@ static aval int_source(ev *e, TSNode call, double lo, double hi, const char *hi_
     v.hi_sym = hi_sym;
     v.hi_sym_add = add;
     v.hi_unknown = unknown;
-    aval x = av_const(e->a, &v);
+    aval x = av_const(e->s, &v);
     x.tensor = true;
     x.intdtype = true;
     return x;
@@ -916,7 +916,7 @@ static aval finfo_attr(ev *e, const aval *f, const char *attr, TSNode at)
         if (sym == SYM_FINFO_EPS || sym == SYM_FINFO_TINY || !iinfo_bound(f->dtype.text, sym == SYM_FINFO_MAX, &x))
             return av_unknown();
         kv_value v = value_make(e, fabs(x) >= PY_SENTINEL_MAGNITUDE ? VK_SENTINEL : VK_FLOAT, x, x, at);
-        return av_const(e->a, &v);
+        return av_const(e->s, &v);
     }
     bool big = sym == SYM_FINFO_MIN || sym == SYM_FINFO_MAX;
     kv_value v = value_make(e, big ? VK_SENTINEL : VK_FLOAT, 0, 0, at);
@@ -934,7 +934,7 @@ static aval finfo_attr(ev *e, const aval *f, const char *attr, TSNode at)
     }
     if (isnan(v.lo))
         v.lo = v.hi = sym == SYM_FINFO_MIN ? -INFINITY : sym == SYM_FINFO_MAX ? INFINITY : 0;
-    return av_const(e->a, &v);
+    return av_const(e->s, &v);
 }
 
 /* A write into a tensor named like a cache: kv_cache[...] = x, key_cache.copy_(x), ... */
@@ -1238,7 +1238,7 @@ static void update_key(ev *e, const char *key, aval v)
         env_set(e->s, &e->fr->locals, key, v);
         if (e->fr->is_init && e->cls) {
             const aval *old = env_get(&e->cls->attrs, key + 5);
-            env_set(e->s, &e->cls->attrs, key + 5, old ? av_join(e->a, old, &v) : v);
+            env_set(e->s, &e->cls->attrs, key + 5, old ? av_join(e->s, old, &v) : v);
         }
         return;
     }
@@ -1264,7 +1264,7 @@ static void write_into(ev *e, TSNode target, aval x, TSNode at, const char *what
     else if (old.has_dtype && !(x.has_dtype && x.dtype.kind == old.dtype.kind))
         x = constructions_for(e, CONS_TENSOR_CAST, what, at, x, &old.dtype);
     x = stepf(e, &x, at, "written into %s", text_of(e, target));
-    aval nv = av_join(e->a, &old, &x);
+    aval nv = av_join(e->s, &old, &x);
     nv.has_dtype = old.has_dtype;
     nv.dtype = old.dtype;
     nv.intdtype = old.intdtype;
@@ -1353,7 +1353,7 @@ static aval cat_values(ev *e, const args *g)
     aval r = as_tensor(l->elems[0]);
     for (size_t i = 1; i < l->nelems; i++) {
         aval x = as_tensor(l->elems[i]);
-        r = av_join(e->a, &r, &x);
+        r = av_join(e->s, &r, &x);
     }
     return r;
 }
@@ -1363,7 +1363,7 @@ static aval where_values(ev *e, TSNode call, const args *g)
     if (g->npos < 3)
         return av_unknown_tensor();
     const aval *a = &g->posv[1], *b = &g->posv[2];
-    aval r = av_join(e->a, a, b);
+    aval r = av_join(e->s, a, b);
     if (r.tag != AV_VALUES)
         return av_unknown_tensor();
     r.binary = a->tag == AV_VALUES && b->tag == AV_VALUES && a->binary && b->binary;
@@ -1378,12 +1378,12 @@ static aval where_values(ev *e, TSNode call, const args *g)
             if (!scalars[i]->tensor)
                 parts[i] = constructions_for(e, CONS_TENSOR_NEW, "torch.where", call, parts[i], &t->dtype);
         }
-        r = av_join(e->a, &parts[0], &parts[1]);
+        r = av_join(e->s, &parts[0], &parts[1]);
         r.tensor = true;
         r.has_dtype = true;
         r.dtype = t->dtype;
     }
-    return av_step(e->a, &r, loc_of(e, call), "torch.where(...)");
+    return av_step(e->s, e->a, &r, loc_of(e, call), "torch.where(...)");
 }
 
 static aval pad_values(ev *e, TSNode call, const args *g)
@@ -1395,11 +1395,11 @@ static aval pad_values(ev *e, TSNode call, const args *g)
     aval x = as_tensor(g->posv[0]);
     if (!v) {
         kv_value z = value_make(e, VK_FLOAT, 0, 0, call);
-        aval zero = av_const(e->a, &z);
-        return av_join(e->a, &x, &zero);
+        aval zero = av_const(e->s, &z);
+        return av_join(e->s, &x, &zero);
     }
-    aval pv_ = av_step(e->a, v, loc_of(e, call), "F.pad(..., value=...)");
-    aval r = av_join(e->a, &x, &pv_);
+    aval pv_ = av_step(e->s, e->a, v, loc_of(e, call), "F.pad(..., value=...)");
+    aval r = av_join(e->s, &x, &pv_);
     r.tensor = true;
     return r;
 }
@@ -1411,7 +1411,7 @@ static aval clamp_values(ev *e, aval x, const args *g, int hi_pos)
     const aval *hi = arg(g, hi_pos, "max", &mx);
     if (hi && av_has_integer(&x) && (is(mx, "identifier") || is(mx, "attribute"))) {
         const char *nm = base_name(e, mx);
-        pv *vals = arena_memdup(e->a, x.vals, x.n * sizeof *vals);
+        pv *vals = arena_memdup(e->s, x.vals, x.n * sizeof *vals);
         for (size_t i = 0; nm && i < x.n; i++)
             if (vals[i].v.kind == VK_INTEGER) {
                 vals[i].v.hi_sym = nm;
@@ -1421,7 +1421,7 @@ static aval clamp_values(ev *e, aval x, const args *g, int hi_pos)
         x.vals = vals;
         return x;
     }
-    return av_without_sentinels(e->a, &x);
+    return av_without_sentinels(e->s, &x);
 }
 
 static aval torch_function(ev *e, const char *f, TSNode call, const args *g)
@@ -1494,8 +1494,8 @@ static aval torch_function(ev *e, const char *f, TSNode call, const args *g)
         aval v = g->posv[2];
         if (x.has_dtype)
             v = constructions_for(e, CONS_SCALAR_FILL, "masked_fill", call, v, &x.dtype);
-        aval r = av_join(e->a, &x, &v);
-        return av_step(e->a, &r, loc_of(e, call), "masked_fill(...)");
+        aval r = av_join(e->s, &x, &v);
+        return av_step(e->s, e->a, &r, loc_of(e, call), "masked_fill(...)");
     }
     if (name_in(f, view_like) && a0)
         return as_tensor(*a0);
@@ -1578,9 +1578,9 @@ static aval tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m
         aval nv = *v;
         if (x.has_dtype)
             nv = constructions_for(e, CONS_SCALAR_FILL, "masked_fill", call, nv, &x.dtype);
-        aval r = av_join(e->a, &x, &nv);
+        aval r = av_join(e->s, &x, &nv);
         r.tensor = true;
-        return av_step(e->a, &r, loc_of(e, call), "masked_fill(...)");
+        return av_step(e->s, e->a, &r, loc_of(e, call), "masked_fill(...)");
     }
     if (strcmp(m, "new_full") == 0) {
         aval like = x.has_dtype ? x : av_unknown();
@@ -1592,7 +1592,7 @@ static aval tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m
         return av_unknown_tensor();
     if (strcmp(m, "where") == 0 && g->npos >= 2) {
         aval y = g->posv[1];
-        aval r = av_join(e->a, &x, &y);
+        aval r = av_join(e->s, &x, &y);
         r.tensor = true;
         return r;
     }
@@ -1869,7 +1869,7 @@ static aval eval_binary(ev *e, TSNode n)
                 }
         }
     }
-    return av_arith(e->a, op, &l, &r, loc_of(e, n), text_of(e, n));
+    return av_arith(e->s, op, &l, &r, loc_of(e, n), text_of(e, n));
 }
 
 static aval eval_seq(ev *e, TSNode n)
@@ -1939,7 +1939,7 @@ static aval eval_inner(ev *e, TSNode n)
             aval a = eval(e, ts_node_named_child(n, 0));
             eval(e, ts_node_named_child(n, 1));
             aval b = eval(e, ts_node_named_child(n, 2));
-            return av_join(e->a, &a, &b);
+            return av_join(e->s, &a, &b);
         }
         if (strcmp(t, "comparison_operator") == 0) {
             bool tensor = false;
@@ -1982,7 +1982,7 @@ static aval eval_inner(ev *e, TSNode n)
             aval x = eval(e, fld(e, n, F_argument));
             const char *o = ts_node_type(op);
             if (strcmp(o, "-") == 0)
-                return av_negate(e->a, &x, loc_of(e, n), text_of(e, n));
+                return av_negate(e->s, &x, loc_of(e, n), text_of(e, n));
             if (strcmp(o, "~") == 0) {
                 aval r = x.tensor ? av_unknown_tensor() : av_unknown();
                 r.binary = x.binary;
@@ -1996,7 +1996,7 @@ static aval eval_inner(ev *e, TSNode n)
             return eval_binary(e, n);
         if (strcmp(t, "boolean_operator") == 0) {
             aval a = eval(e, fld(e, n, F_left)), b = eval(e, fld(e, n, F_right));
-            return av_join(e->a, &a, &b);
+            return av_join(e->s, &a, &b);
         }
         break;
     case 'p':
@@ -2138,7 +2138,7 @@ static void bind_imports(ev *e, TSNode n)
             v.sym_scale = 1;
             v.text = arena_strdup(e->a, x->text);
             v.origin = kv_loc_make(arena_strdup(e->a, xpath), x->line, x->col, 0, 0);
-            aval a = av_const(e->a, &v);
+            aval a = av_const(e->s, &v);
             set_name(e, alias, stepf(e, &a, c, "imported as %s", alias));
             continue;
         }
@@ -2193,7 +2193,7 @@ static void bind_params(ev *e, TSNode fn, const args *g)
             if (a) {
                 v = stepf(e, a, name, "passed as %s", nm);
                 if (v.tag == AV_VALUES && v.n) {
-                    pv *vals = arena_memdup(e->a, v.vals, v.n * sizeof *vals);
+                    pv *vals = arena_memdup(e->s, v.vals, v.n * sizeof *vals);
                     for (size_t j = 0; j < v.n; j++)
                         vals[j].arg = true;
                     v.vals = vals;
@@ -2265,7 +2265,7 @@ static void exec_loop(ev *e, TSNode s)
         if (it.tag == AV_SEQ && it.nelems > 0) {
             el = it.elems[0];
             for (size_t i = 1; i < it.nelems; i++)
-                el = av_join(e->a, &el, &it.elems[i]);
+                el = av_join(e->s, &el, &it.elems[i]);
         }
         env before = env_copy(e->s, e->cur);
         assign(e, fld(e, s, F_left), el, s);
@@ -2401,13 +2401,13 @@ static void exec_stmt(ev *e, TSNode s)
             write_into(e, left, r, s, "[]=");
         } else {
             aval l = eval(e, left);
-            assign(e, left, arith ? av_arith(e->a, op, &l, &r, loc_of(e, s), text_of(e, s))
+            assign(e, left, arith ? av_arith(e->s, op, &l, &r, loc_of(e, s), text_of(e, s))
                                                               : av_unknown(), s);
         }
     } else if (strcmp(t, "return_statement") == 0) {
         aval v = ts_node_named_child_count(s) ? eval(e, ts_node_named_child(s, 0)) : av_unknown();
         if (e->fr) {
-            e->fr->ret = e->fr->has_ret ? av_join(e->a, &e->fr->ret, &v) : v;
+            e->fr->ret = e->fr->has_ret ? av_join(e->s, &e->fr->ret, &v) : v;
             e->fr->has_ret = true;
         }
     } else if (strcmp(t, "if_statement") == 0) {

@@ -169,7 +169,7 @@ aval av_join(kv_arena *a, const aval *x, const aval *y)
     return vset_aval(a, &s, r);
 }
 
-aval av_step(kv_arena *a, const aval *x, kv_loc loc, const char *what)
+aval av_step(kv_arena *a, kv_arena *keep, const aval *x, kv_loc loc, const char *what)
 {
     if (x->tag != AV_VALUES || x->n == 0)
         return *x;
@@ -179,7 +179,7 @@ aval av_step(kv_arena *a, const aval *x, kv_loc loc, const char *what)
         kv_value *v = &vals[i].v;
         if (v->nsteps >= PV_MAX_STEPS)
             continue;
-        kv_step *st = arena_alloc(a, (v->nsteps + 1) * sizeof *st);
+        kv_step *st = arena_alloc(keep, (v->nsteps + 1) * sizeof *st);
         if (v->nsteps)
             memcpy(st, v->steps, v->nsteps * sizeof *st);
         st[v->nsteps] = (kv_step){ loc, what };

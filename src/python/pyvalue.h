@@ -7,8 +7,9 @@
  * non-numeric objects the analysis needs to follow: dtypes, strings, torch.finfo objects, modules,
  * imported names, functions, classes, and instances of sink classes (vLLM Attention).
  *
- * Every aval lives in the file's arena; avals are values (copied freely), their arrays are never
- * mutated after creation. This file knows nothing about tree-sitter.
+ * Value arrays live in the arena the caller passes (the evaluator's scratch arena); what a fact
+ * can point to (texts, step arrays) lives in the file's facts arena. avals are values (copied
+ * freely), their arrays are never mutated after creation. This file knows nothing about tree-sitter.
  */
 #ifndef KV_PYVALUE_H
 #define KV_PYVALUE_H
@@ -68,8 +69,9 @@ bool av_single(const aval *x, double *out);
 
 /* Union of two value sets (branch join, torch.cat, where); keeps a's dtype if b agrees. */
 aval av_join(kv_arena *a, const aval *x, const aval *y);
-/* Add one step to every value. what is copied by the caller into the arena. */
-aval av_step(kv_arena *a, const aval *x, kv_loc loc, const char *what);
+/* Add one step to every value. The new value array goes to a (scratch), the step arrays to keep
+ * (they end up in facts); what must live in keep. */
+aval av_step(kv_arena *a, kv_arena *keep, const aval *x, kv_loc loc, const char *what);
 /* Arithmetic. op is one of "+", "-", "*", "/", "**", "neg". Values that cannot be followed
  * (NaN, unknown operands) turn into `other`. */
 aval av_arith(kv_arena *a, const char *op, const aval *x, const aval *y, kv_loc where, const char *text);

@@ -172,6 +172,12 @@ void json_dtype_decl(json_writer *w, const dtype_decl *d)
     if (d->range_name)
         json_kv_string(w, "range", d->range_name);
     json_kv_string(w, "raw", d->raw);
+    if (d->implicit)
+        json_kv_bool(w, "implicit", true);
+    if (d->unresolved)
+        json_kv_string(w, "unresolved", d->unresolved);
+    if (d->config_file)
+        json_kv_string(w, "config_file", d->config_file);
     json_kv_string(w, "carrier", d->carrier);
     json_loc_fields(w, &d->loc);
     json_kv_int(w, "group", d->group);

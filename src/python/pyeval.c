@@ -1041,10 +1041,12 @@ static bool plain_args(const args *g)
     if (g->star)
         return false;
     for (size_t i = 0; i < g->npos; i++)
-        if (g->posv[i].tag != AV_VALUES || g->posv[i].n || g->posv[i].binary || g->posv[i].has_dtype)
+        if (g->posv[i].tag != AV_VALUES || g->posv[i].n || g->posv[i].binary || g->posv[i].has_dtype
+            || g->posv[i].tensor)
             return false;
     for (size_t i = 0; i < g->nkw; i++)
-        if (g->kwv[i].tag != AV_VALUES || g->kwv[i].n || g->kwv[i].binary || g->kwv[i].has_dtype)
+        if (g->kwv[i].tag != AV_VALUES || g->kwv[i].n || g->kwv[i].binary || g->kwv[i].has_dtype
+            || g->kwv[i].tensor)
             return false;
     return true;
 }
@@ -2211,6 +2213,10 @@ static void bind_params(ev *e, TSNode fn, const args *g)
         if (!have) {
             const char *fam = py_name_family(nm, strlen(nm));
             v = fam ? family_value(e, fam, name) : default_for_name(e, nm, name);
+            /* q: torch.Tensor, mask: Optional[Tensor]: a tensor ("Tensor" is a tensor word) */
+            if (v.tag == AV_VALUES && (is(p, "typed_parameter") || is(p, "typed_default_parameter"))
+                && strstr(raw_text(e, p), "Tensor"))
+                v.tensor = true;
         }
         env_set(e->s, &e->fr->locals, nm, v);
     }

@@ -820,8 +820,6 @@ static aval const_fill(ev *e, double c, TSNode call, const aval *like, const arg
     dtype_ref d;
     bool intd = false;
     bool has = dtype_kwarg(e, g, &d, &intd);
-    if ((has && intd) || (!has && like && like->intdtype))
-        v.kind = VK_INTEGER;  /* zeros_like(ids, dtype=torch.long): an integer 0 */
     aval x = av_const(e->s, &v);
     if (has)
         return with_dtype(x, &d, intd);

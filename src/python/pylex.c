@@ -10,7 +10,9 @@
  *                float("inf")-like strings, or a name another scanned file exports as a sentinel)
  *                AND a known dtype: the keyword `dtype` or a cast method after '.'
  *   arithmetic   a sentinel AND a tensor: a tensor word (py_is_tensor_word: torch, numpy, F,
- *                dtype, an integer source or id name, a *mask* name, ...), a cast method or `a @ b`
+ *                dtype, an integer source or id name, a *mask* or *Tensor* name, ...), a cast
+ *                method or `a @ b`
+ * A number token this lexer cannot read counts as a sentinel (Python reads `10000if` as 10000).
  *   int-cast     a cast method after '.' AND an integer source (arange, argmax, ... or an id name)
  *   dtype decl   LLM / EngineArgs / AsyncEngineArgs / Engine / set_default_dtype
  *   suppression  a comment mentioning kvlint
@@ -62,7 +64,7 @@ bool py_is_tensor_word(const char *s, size_t n)
     if (word_in(s, n, w) || py_is_int_source(s, n) || py_name_family(s, n))
         return true;
     for (size_t i = 0; i + 4 <= n; i++)
-        if (memcmp(s + i, "mask", 4) == 0)
+        if (memcmp(s + i, "mask", 4) == 0 || (i + 6 <= n && memcmp(s + i, "Tensor", 6) == 0))
             return true;
     return false;
 }
@@ -388,7 +390,8 @@ bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, s
                 sentinel = true;
             break;
         case LEX_NUMBER:
-            if (py_parse_number(lx.tok, lx.len, &v) && fabs(v) >= PY_SENTINEL_MAGNITUDE)
+            /* a token this lexer cannot read (`10000if`, which Python reads as 10000 if) counts */
+            if (!py_parse_number(lx.tok, lx.len, &v) || fabs(v) >= PY_SENTINEL_MAGNITUDE)
                 sentinel = true;
             break;
         case LEX_WORD: {

@@ -364,10 +364,11 @@ aval av_arith(kv_arena *a, const char *op, const aval *x, const aval *y, kv_loc 
         shape.has_dtype = true;
         shape.dtype = x->has_dtype ? x->dtype : y->dtype;
     }
-    if (o == '*' && y->binary && y->n == 0)
-        return av_times_binary(a, x);
-    if (o == '*' && x->binary && x->n == 0)
-        return av_times_binary(a, y);
+    if (o == '*' && ((y->binary && y->n == 0) || (x->binary && x->n == 0))) {
+        aval r = av_times_binary(a, y->binary && y->n == 0 ? x : y);
+        r.tensor = shape.tensor;
+        return r;
+    }
     vset s = { .n = 0 };
     bool other = x->other || y->other;
     for (size_t i = 0; i < x->n; i++)
@@ -437,7 +438,6 @@ aval av_times_binary(kv_arena *a, const aval *x)
         vset_add(&s, &r);
     }
     aval r = *x;
-    r.tensor = true;
     r.binary = x->binary;
     return vset_aval(a, &s, r);
 }

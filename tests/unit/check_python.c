@@ -145,6 +145,8 @@ START_TEST(prefilter_words)
         { "y = torch.arange(n)\nz = float(y)\n", false },   /* float() is not a tensor cast */
         { "y = torch.arange(n)\nz = y . \\\n  half()\n", true },
         { "# kvlint: ignore\n", true },
+        { "y = 10000if c else 0\nz = torch.zeros(1)\n", true },  /* Python reads 10000if as 10000 if */
+        { "def f(s: TensorType):\n    return s + float('-inf')\n", true },
         { "x = 1\n", false },
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)

@@ -259,12 +259,14 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
     for (size_t i = 0; i < n; i++) {
         r->files[r->n++] = slots[i].facts;
         r->stats.files_seen++;
-        if (slots[i].analyse) {
-            r->stats.files_analyzed++;
+        /* A front end may prefilter inside analyze() (it needs the run's context) and mark the
+         * file skipped; a file skipped with no diagnostic was prefiltered, not refused. */
+        if (slots[i].analyse)
             r->stats.bytes_read += slots[i].len;
-        } else if (!slots[i].facts->diags.items.n) {
+        if (!slots[i].facts->skipped)
+            r->stats.files_analyzed++;
+        else if (!slots[i].facts->diags.items.n)
             r->stats.files_prefiltered++;
-        }
     }
     for (size_t k = 0; k < nfe; k++) {
         free(p.indexes[k]);

@@ -1,6 +1,7 @@
 /*
  * fam_config.c: the families over deployment configs themselves: dtype names no engine accepts,
- * and deployments whose KV-cache dtype stays unresolved while special values are stored.
+ * and deployments whose KV-cache dtype stays unresolved (or is a real dtype kvlint does not model)
+ * while special values are stored.
  */
 #include <math.h>
 #include <stdint.h>
@@ -64,13 +65,19 @@ void fam_unresolved(ectx *c)
         return;
     for (size_t di = 0; di < c->deps->n; di++) {
         const deployment *d = &c->deps->v[di];
-        if (d->kv.dtype != KVN_DTYPE_INVALID)
+        const kvn_dtype_info *di_kv = kvn_dtype_get(d->kv.dtype);
+        bool unmodelled = di_kv && (di_kv->kind == KVN_KIND_UNMODELLED || di_kv->kind == KVN_KIND_AUTO);
+        if (d->kv.dtype != KVN_DTYPE_INVALID && !unmodelled)
             continue;
         if (d->kv.decl && d->kv.decl->dtype == KVN_DTYPE_INVALID && d->kv.decl->raw)
             continue; /* an invalid name is reported by its own rule */
         vars vs = {0};
         ev_var(&vs, "deployment", d->name ? d->name : "the engine default");
-        ev_var(&vs, "reason", d->kv.unresolved ? d->kv.unresolved : "no declaration found");
+        /* A real dtype kvlint has no model for is never guessed at: say so. */
+        ev_var(&vs, "reason", unmodelled ? arena_printf(a, "kvlint does not model %s%s%s", di_kv->name,
+                                                        di_kv->note && *di_kv->note ? ": " : "",
+                                                        di_kv->note ? di_kv->note : "")
+                              : d->kv.unresolved ? d->kv.unresolved : "no declaration found");
         ev_var(&vs, "value", v->text ? v->text : "a special value");
         ev_var(&vs, "sink", ev_loc_text(a, sink));
         draft f = { .loc = d->loc.path ? d->loc : ev_origin(v, sink), .value = v->text, .dep = d };

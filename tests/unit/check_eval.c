@@ -510,6 +510,20 @@ START_TEST(invalid_and_unresolved)
 }
 END_TEST
 
+START_TEST(unmodelled_dtype_is_a_note)
+{
+    file_facts *f = file_facts_new("m.py");
+    kv_value v = sentinel(-1e9, "-1e9", 12);
+    store(f, &v, 1, OPERAND_KEY, "vllm");
+    deployment d = dep("vllm", "fp8_inc", "bfloat16");
+    finding_list *l = run1(f, &d, 1, false);
+    ck_assert_uint_eq(l->v.n, 1);
+    ck_assert_msg(strstr(first_of(l, "KV010")->message, "kvlint does not model fp8_inc"), "%s", l->v.v[0].message);
+    finding_list_free(l);
+    file_facts_free(f);
+}
+END_TEST
+
 /* ---- joining, suppressions, order ---- */
 
 START_TEST(once_per_deployment_sorted)
@@ -697,6 +711,7 @@ static Suite *suite(void)
     tcase_add_test(t, finfo_float32_min_cast_down);
     tcase_add_test(t, sentinel_arithmetic);
     tcase_add_test(t, invalid_and_unresolved);
+    tcase_add_test(t, unmodelled_dtype_is_a_note);
     tcase_add_test(t, once_per_deployment_sorted);
     tcase_add_test(t, suppressions);
     tcase_add_test(t, select_and_ignore);

@@ -29,6 +29,25 @@ static const char usage[] =
         for (size_t k = 0; k < (s)->scan->files[fi]->arr.n; k++)                 \
             fn(w, &(s)->scan->files[fi]->arr.v[k])
 
+static void json_suppression(json_writer *w, const char *path, const suppression *x)
+{
+    json_object_begin(w);
+    json_kv_string(w, "path", path);
+    json_kv_int(w, "line", x->line);
+    json_kv_int(w, "column", x->col);
+    json_key(w, "ids");
+    if (!x->ids) {
+        json_null(w);
+    } else {
+        json_array_begin(w);
+        for (size_t i = 0; x->ids[i]; i++)
+            json_string(w, x->ids[i]);
+        json_array_end(w);
+    }
+    json_kv_string(w, "reason", x->reason);
+    json_object_end(w);
+}
+
 static void print_json(const session *s)
 {
     strbuf out = STRBUF_INIT;
@@ -54,6 +73,12 @@ static void print_json(const session *s)
     json_key(w, "dtypes");
     json_array_begin(w);
     EACH_FACT(s, decls, json_dtype_decl);
+    json_array_end(w);
+    json_key(w, "suppressions");
+    json_array_begin(w);
+    for (size_t fi = 0; fi < s->scan->n; fi++)
+        for (size_t k = 0; k < s->scan->files[fi]->suppressions.n; k++)
+            json_suppression(w, s->scan->files[fi]->path, &s->scan->files[fi]->suppressions.v[k]);
     json_array_end(w);
     json_key(w, "deployments");
     json_array_begin(w);

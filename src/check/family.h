@@ -7,7 +7,7 @@
 #define KV_FAMILY_H
 #include "check/eval.h"
 
-enum { MAX_VARS = 16 };
+enum { MAX_VARS = 24 };   /* more than any family fills (store-integer: 14) */
 
 /* Placeholder values for a rule's message template ({value}, {dtype}, ...). */
 typedef struct vars {

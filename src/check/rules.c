@@ -417,6 +417,15 @@ bool rule_set_finish(rule_set *s, diag_list *diags)
     if (s->rules.n)
         qsort(s->rules.v, s->rules.n, sizeof *s->rules.v, rule_cmp);
     bool ok = true;
+    for (size_t i = 0; i < s->rules.n; i++) {
+        const rule *r = &s->rules.v[i];
+        for (size_t u = 0; r->unless && r->unless[u]; u++)
+            if (!rule_find(s, r->unless[u])) {
+                diag_add(diags, DIAG_ERROR, r->path, r->line, 1, "rule %s: 'unless' names no rule called '%s'",
+                         r->id, r->unless[u]);
+                ok = false;
+            }
+    }
     for (size_t i = 1; i < s->rules.n; i++) {
         const rule *a = &s->rules.v[i - 1], *b = &s->rules.v[i];
         if (strcmp(a->id, b->id) == 0) {

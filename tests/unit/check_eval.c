@@ -154,6 +154,26 @@ START_TEST(malformed_rule_files)
 }
 END_TEST
 
+START_TEST(unless_must_name_a_rule)
+{
+    kv_arena *a = arena_new();
+    diag_list dl;
+    diag_init(&dl, a);
+    rule_set *s = rule_set_new();
+    char path[] = "/tmp/kvlint-rule-XXXXXX";
+    int fd = mkstemp(path);
+    const char *text = "id: X1\nname: x\nsummary: s\nmessage: m\ncondition: {family: store-value, unless: [KV999]}\n";
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    ck_assert(rules_load_file(s, path, &dl));
+    ck_assert(!rule_set_finish(s, &dl));
+    ck_assert_msg(strstr(dl.items.v[0].msg, "'unless' names no rule called 'KV999'"), "%s", dl.items.v[0].msg);
+    unlink(path);
+    rule_set_free(s);
+    arena_free(a);
+}
+END_TEST
+
 START_TEST(duplicate_rule_ids)
 {
     kv_arena *a = arena_new();
@@ -694,6 +714,7 @@ static Suite *suite(void)
     tcase_add_test(t, builtin_rules_load);
     tcase_add_test(t, malformed_rule_files);
     tcase_add_test(t, duplicate_rule_ids);
+    tcase_add_test(t, unless_must_name_a_rule);
     tcase_add_test(t, e5m2_mask_overflows_on_vllm);
     tcase_add_test(t, e4m3_key_mask_saturates_and_still_masks);
     tcase_add_test(t, e4m3_value_sentinel_saturates);

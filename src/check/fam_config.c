@@ -25,6 +25,10 @@ void fam_decl_invalid(ectx *c)
             const dtype_decl *dd = &ff->decls.v[k];
             if ((dd->key != DECL_KV_CACHE_DTYPE && dd->key != DECL_MODEL_DTYPE) || dd->dtype != KVN_DTYPE_INVALID)
                 continue;
+            /* A shell variable or template (`${{ matrix.dtype }}`) is not a name anyone wrote wrong:
+             * its deployment stays unresolved (KV010), and an implicit default has no spelling. */
+            if (dd->unresolved || dd->implicit)
+                continue;
             vars vs = {0};
             ev_var(&vs, "raw", dd->raw ? dd->raw : "");
             ev_var(&vs, "value", dd->raw ? dd->raw : "");

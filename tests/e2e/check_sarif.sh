@@ -7,7 +7,8 @@
 # under CI=true where that is a failure.
 . "$top_srcdir/tests/e2e/lib.sh"
 
-schema="$top_srcdir/../shared/schemas/sarif-schema-2.1.0.json"
+# KVLINT_SARIF_SCHEMA (set by scripts/test) reaches the schema from `make distcheck`'s unpacked tree too.
+schema="${KVLINT_SARIF_SCHEMA:-$top_srcdir/../shared/schemas/sarif-schema-2.1.0.json}"
 
 validate() { # NAME FILE
     if [ ! -f "$schema" ]; then

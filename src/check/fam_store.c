@@ -75,6 +75,10 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
     path_result hit[MAX_PATHS];
     size_t nhit = 0;
     for (size_t i = 0; i < n; i++) {
+        /* An infinity the code stores itself breaks attention as much as one a cast makes
+         * (q.k computes 0 * -inf = NaN): no conversion path makes it safe. */
+        if (p[i].outcome == KVN_EXACT && isinf(p[i].stored))
+            p[i].outcome = KVN_OVERFLOW_INF;
         bool still_masks = p[i].outcome == KVN_SATURATED && s->operand == OPERAND_KEY &&
                            v->kind == VK_SENTINEL && fabs(p[i].stored) >= c->r->mask_floor &&
                            !calibrated_scale(d);

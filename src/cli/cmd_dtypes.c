@@ -58,7 +58,7 @@ static bool element_facts(kvn_dtype d, elem_facts *e)
     if (info->kind == KVN_KIND_AUTO || info->kind == KVN_KIND_UNMODELLED)
         return false;
     if (is_int8(d)) {
-        *e = (elem_facts){ "int8", 8, 127, 1, 1, 127, false, "none" };
+        *e = (elem_facts){ "int8", 8, 127, 1, 1, kvn_dtype_int_exact_max(d), false, "none" };
         return true;
     }
     const kvn_fmt_info *f = kvn_fmt_get(info->elem);

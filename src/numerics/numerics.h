@@ -119,9 +119,9 @@ kvn_dtype kvn_dtype_by_fmt(kvn_fmt f);
 const char *kvn_dtype_valid_names(void);
 /* Largest N with 0..N all exact in d (block formats: of the element format at scale 1).
  * -1 when no such N exists or d is not modelled (e8m0, auto, unmodelled). For the dynamic
- * per-token-head dtypes this is also at scale 1 (127, 16): a real row is rescaled by its own
- * absmax, which moves every id (0 1 2 3 in int8_per_token_head read back 0, 0.992, 1.98,
- * 2.99999999); ask kvn_store_row for such rows. */
+ * per-token-head dtypes it is 0: a real row is rescaled by its own absmax in binary32, which
+ * moves the ids themselves (0 1 2 3 in int8_per_token_head read back 0, 0.992, 1.98,
+ * 2.99999999), so no id above 0 is guaranteed; kvn_store_row gives a given row's values. */
 double kvn_dtype_int_exact_max(kvn_dtype d);
 /* Whether kvn_params.scale means anything for d (per-tensor scaled fp8, int8, nvfp4's k_scale). */
 bool kvn_dtype_takes_scale(kvn_dtype d);

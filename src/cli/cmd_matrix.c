@@ -119,7 +119,12 @@ static void cell_text(const cell *c, char *buf, size_t n)
     if (!c->first)
         snprintf(buf, n, "safe");
     else
-        snprintf(buf, n, "unsafe %s %s:%u", c->first->rule->id, report_path(c->first->loc.path), c->first->loc.line);
+    {
+        /* The table stays narrow: the file's base name here, the full location in the list below. */
+        const char *path = report_path(c->first->loc.path);
+        const char *base = strrchr(path, '/');
+        snprintf(buf, n, "%s %s:%u", c->first->rule->id, base ? base + 1 : path, c->first->loc.line);
+    }
 }
 
 static void print_text(const matrix *m)

@@ -71,5 +71,6 @@ sys.exit(1 if bad or missing else 0)
 PY
 then pass "matrix: safe only for bfloat16/float32 caches"; else fail "matrix verdicts"; cat "$tmpdir/why"; fi
 (cd "$ms" && "$KVLINT" matrix switch --model-config checkpoint-20/config.json) >"$tmpdir/matrix.txt" 2>&1
-expect_contains "matrix text names the first offending line" "$tmpdir/matrix.txt" "unsafe KV001 switch/multi.py:12"
+expect_contains "matrix table names the first offending line" "$tmpdir/matrix.txt" "KV001 multi.py:12"
+expect_contains "matrix list gives the full location" "$tmpdir/matrix.txt" "switch/multi.py:12:"
 finish

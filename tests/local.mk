@@ -23,3 +23,5 @@ CHECK_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 CHECK_TEST_LIBS = $(KV_LIBS) $(CHECK_LIBS)
 
 EXTRA_DIST += tests/e2e/lib.sh tests/fixtures
+TESTS += tests/e2e/readme_example.sh
+EXTRA_DIST += tests/e2e/readme_example.sh

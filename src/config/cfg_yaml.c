@@ -434,7 +434,8 @@ static void container(yw *y, const ynode *m)
         } else if (parts[i] && parts[i]->kind == YN_SCALAR && !is_null(parts[i])) {
             int bare = i == 1 && bare_args ? y->c->next_group++ : -1;
             int g = shell_node(y, parts[i], carrier, hint, bare, 0);
-            if (bare >= 0)
+            /* `command: python3 -m sglang.launch_server ...` names the server itself: its own group */
+            if (bare >= 0 && g == bare)
                 cfg_finish_group(y->c, bare, hint, carrier, yword(y, parts[i]).off);
             if (g >= 0 && group < 0)
                 group = g;

@@ -89,9 +89,23 @@ long sh_script_index(const char *const *words, size_t n)
     for (size_t i = 0; i + 1 < n; i++) {
         if (!is_shell(words[i]))
             continue;
-        for (size_t j = i + 1; j + 1 < n && words[j][0] == '-'; j++)
-            if (strchr(words[j], 'c') && words[j][1] != '-')
-                return (long)(j + 1);
+        /* As the shell parses it: options (-e, -lc, -o pipefail, --login) then, with -c, the first
+         * operand is the script; `--` ends the options (`bash -lc -- SCRIPT`). */
+        bool script = false;
+        for (size_t j = i + 1; j < n; j++) {
+            const char *w = words[j];
+            if (!strcmp(w, "--"))
+                return script && j + 1 < n ? (long)(j + 1) : -1;
+            if (w[0] == '-' && w[1] == '-')
+                continue;
+            if ((w[0] == '-' || w[0] == '+') && w[1]) {
+                script = script || (w[0] == '-' && strchr(w + 1, 'c'));
+                if (strchr(w + 1, 'o'))
+                    j++; /* -o OPTION */
+                continue;
+            }
+            return script ? (long)j : -1;
+        }
         return -1;
     }
     return -1;

@@ -59,6 +59,23 @@ START_TEST(shell_bash_c_recursion_keeps_positions)
 }
 END_TEST
 
+START_TEST(shell_script_operand_after_options)
+{
+    const char *lc_dashdash[] = { "/bin/bash", "-lc", "--", "vllm serve m" };
+    ck_assert_int_eq(sh_script_index(lc_dashdash, 4), 3);
+    const char *pipefail[] = { "bash", "-o", "pipefail", "-c", "vllm serve m" };
+    ck_assert_int_eq(sh_script_index(pipefail, 5), 4);
+    const char *login[] = { "bash", "--login", "-c", "vllm serve m" };
+    ck_assert_int_eq(sh_script_index(login, 4), 3);
+    const char *plain[] = { "sh", "-c", "vllm serve m" };
+    ck_assert_int_eq(sh_script_index(plain, 3), 2);
+    const char *no_c[] = { "bash", "-l", "run.sh" };
+    ck_assert_int_eq(sh_script_index(no_c, 3), -1);
+    const char *dangling[] = { "bash", "-c", "--" };
+    ck_assert_int_eq(sh_script_index(dangling, 3), -1);
+}
+END_TEST
+
 START_TEST(shell_variables_and_separators)
 {
     kv_arena *a = arena_new();
@@ -504,6 +521,7 @@ int main(void)
     TCase *t = tcase_create("config");
     tcase_add_test(t, shell_quotes_continuations_comments);
     tcase_add_test(t, shell_bash_c_recursion_keeps_positions);
+    tcase_add_test(t, shell_script_operand_after_options);
     tcase_add_test(t, shell_variables_and_separators);
     tcase_add_test(t, serving_command_starts);
     tcase_add_test(t, glob_dialect);

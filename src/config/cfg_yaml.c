@@ -118,6 +118,12 @@ static int shell_node(yw *y, const ynode *n, const char *carrier, const char *hi
     return cfg_shell_text(y->c, s->data + from, to - from, from, flags, carrier, hint, bare_group);
 }
 
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = s ? strlen(s) : 0, m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
 static bool mentions_server(const char *s)
 {
     return strstr(s, "vllm") || strstr(s, "sglang") || strstr(s, "trtllm-serve");
@@ -246,6 +252,15 @@ static bool in_list(const char *const *list, const char *s)
     return false;
 }
 
+/* Keys no engine accepts in its config file (vLLM rejects unknown options), but training and
+ * evaluation recipes have: TRL/open-r1 (`model_name_or_path`, `torch_dtype`, `use_vllm`, `vllm_*`),
+ * axolotl (`base_model`, `datasets`), HF Trainer arguments. */
+static const char *const recipe_only[] = {
+    "torch-dtype", "model-name-or-path", "use-vllm", "base-model", "datasets", "dataset-name",
+    "learning-rate", "output-dir", "num-train-epochs", "per-device-train-batch-size",
+    "gradient-accumulation-steps", "micro-batch-size", "max-steps", NULL,
+};
+
 /* "vllm", "sglang" or NULL: is this mapping a `--config` file of a serving engine? */
 static const char *server_config_engine(const ynode *root)
 {
@@ -258,6 +273,8 @@ static const char *server_config_engine(const ynode *root)
             return NULL;
         char name[64];
         normalise_key(k, name, sizeof name);
+        if (in_list(recipe_only, name) || !strncmp(name, "vllm-", 5))
+            return NULL;
         server = server || in_list(server_only, name);
         sglang = sglang || in_list(sglang_only, name);
     }
@@ -560,15 +577,18 @@ static void analyze_doc(yw *y, const ynode *root)
     if (root->kind == YN_MAP) {
         const ynode *q = get(y, root, "quantization");
         const char *engine;
-        if (!get(y, root, "apiVersion") && (get(y, root, "model_type") || get(y, root, "architectures"))) {
+        /* Checkpoints are JSON (config.json, hf_quant_config.json); a YAML with `model_type` and
+         * `torch_dtype` is a training recipe (axolotl), not a checkpoint. */
+        bool json = has_suffix(y->c->path, ".json");
+        if (json && !get(y, root, "apiVersion") && (get(y, root, "model_type") || get(y, root, "architectures"))) {
             hf_config(y, root);
             return;
         }
-        if (get(y, root, "architecture") && get(y, root, "dtype")) {
+        if (json && get(y, root, "architecture") && get(y, root, "dtype")) {
             trtllm_checkpoint(y, root);
             return;
         }
-        if (q && q->kind == YN_MAP && (get(y, root, "producer") || get(y, q, "kv_cache_quant_algo"))) {
+        if (json && q && q->kind == YN_MAP && (get(y, root, "producer") || get(y, q, "kv_cache_quant_algo"))) {
             modelopt_config(y, root);
             return;
         }

@@ -1808,6 +1808,50 @@ static aval eval_identifier(ev *e, TSNode n)
     return default_for_name(e, raw_text(e, n), n);
 }
 
+/* Whether two nodes spell the same bytes. */
+static bool same_bytes(const ev *e, TSNode a, TSNode b)
+{
+    uint32_t ab = ts_node_start_byte(a), al = ts_node_end_byte(a) - ab;
+    uint32_t bb = ts_node_start_byte(b), bl = ts_node_end_byte(b) - bb;
+    return al == bl && memcmp(e->src + ab, e->src + bb, al) == 0;
+}
+
+/* Whether the value of the sum n is only ever compared: `a + b == 0`, or `x = a + b` directly
+ * followed by `x = x == 0` (transformers' _update_causal_mask builds its padding test so). A sum
+ * that overflows to -inf orders and compares exactly as the finite sum would, so it is no hazard. */
+static bool sum_only_compared(ev *e, TSNode n)
+{
+    TSNode p = ts_node_parent(n);
+    while (!ts_node_is_null(p) && is(p, "parenthesized_expression"))
+        n = p, p = ts_node_parent(p);
+    if (ts_node_is_null(p))
+        return false;
+    if (is(p, "comparison_operator"))
+        return true;
+    if (!is(p, "assignment"))
+        return false;
+    TSNode lhs = fld(e, p, F_left), stmt = ts_node_parent(p);
+    if (ts_node_is_null(lhs) || !is(lhs, "identifier") || ts_node_is_null(stmt) || !is(stmt, "expression_statement"))
+        return false;
+    TSNode next = ts_node_next_named_sibling(stmt);
+    while (!ts_node_is_null(next) && is(next, "comment"))
+        next = ts_node_next_named_sibling(next);
+    if (ts_node_is_null(next) || !is(next, "expression_statement") || ts_node_named_child_count(next) != 1)
+        return false;
+    TSNode as = ts_node_named_child(next, 0);
+    if (!is(as, "assignment"))
+        return false;
+    TSNode l2 = fld(e, as, F_left), r2 = fld(e, as, F_right);
+    if (ts_node_is_null(l2) || ts_node_is_null(r2) || !same_bytes(e, l2, lhs) || !is(r2, "comparison_operator"))
+        return false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(r2); i++) {
+        TSNode k = ts_node_named_child(r2, i);
+        if (is(k, "identifier") && same_bytes(e, k, lhs))
+            return true;
+    }
+    return false;
+}
+
 static aval eval_binary(ev *e, TSNode n)
 {
     TSNode ln = fld(e, n, F_left), rn = fld(e, n, F_right), on = fld(e, n, F_operator);
@@ -1858,9 +1902,10 @@ static aval eval_binary(ev *e, TSNode n)
         bool ls = av_has_sentinel(&l), rs = av_has_sentinel(&r);
         const aval *s = ls ? &l : &r;
         const aval *o = ls ? &r : &l;
-        if (ls && rs)
+        bool compared = (ls || rs) && sum_only_compared(e, n);
+        if (ls && rs && !compared)
             emit_arith(e, ARITH_SENTINEL_SUM, n, &l.vals[0].v, &r.vals[0].v, &d);
-        else if ((ls || rs) && o->other) {
+        else if (!ls != !rs && o->other && !compared) {
             for (size_t i = 0; i < s->n; i++)
                 if (s->vals[i].v.kind == VK_SENTINEL) {
                     kv_value ov = value_make(e, VK_UNKNOWN, 0, 0, ls ? rn : ln);

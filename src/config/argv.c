@@ -244,8 +244,9 @@ void cfg_argv_decls(cfg_ctx *c, const cfg_word *w, size_t n, const char *engine,
             continue;
         char name[64];
         const char *eq = flag_name(t, name, sizeof name);
-        if (!strcmp(name, "config") && (eq || i + 1 < n)) {
-            c->config_group = group; /* vllm serve --config FILE: applied by cfg_finish_group */
+        /* vllm serve --config FILE, trtllm-serve --extra_llm_api_options FILE: applied by cfg_finish_group */
+        if ((!strcmp(name, "config") || !strcmp(name, "extra-llm-api-options")) && (eq || i + 1 < n)) {
+            c->config_group = group;
             c->config_file = arena_strdup(c->out->arena, eq ? eq + 1 : w[++i].text);
             continue;
         }

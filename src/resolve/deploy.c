@@ -431,7 +431,8 @@ static long config_target(resolver *r, const char *path, const char *file)
     long hit = -1;
     for (size_t i = 0; i < r->groups.n && hit < 0; i++) {
         const group_decls *t = &r->groups.v[i];
-        if (t->carrier && !strcmp(t->carrier, "vllm-config") && (same_path(t->path, near) || same_path(t->path, file)))
+        if (t->carrier && (!strcmp(t->carrier, "vllm-config") || !strcmp(t->carrier, "trtllm-options")) &&
+            (same_path(t->path, near) || same_path(t->path, file)))
             hit = (long)i;
     }
     free(near);
@@ -470,14 +471,20 @@ static void finish_groups(resolver *r)
             continue;
         }
         const group_decls *file = &r->groups.v[target[i]];
+        /* vLLM/SGLang apply the command's flags over FILE; trtllm-serve applies its
+         * --extra_llm_api_options FILE over the command's (update_llm_args_with_extra_options). */
+        bool file_wins = !strcmp(file->carrier, "trtllm-options");
+        const group_decls *under = file_wins ? g : file, *over = file_wins ? file : g;
         group_decls merged = { .path = g->path };
-        for (size_t k = 0; k < file->decls.n; k++)
-            take(&merged, file->decls.v[k], r);
+        for (size_t k = 0; k < under->decls.n; k++)
+            take(&merged, under->decls.v[k], r);
         merged.first = NULL;
         merged.carrier = g->carrier;
-        for (size_t k = 0; k < g->decls.n; k++)
-            take(&merged, g->decls.v[k], r);
+        merged.engine = g->engine;
+        for (size_t k = 0; k < over->decls.n; k++)
+            take(&merged, over->decls.v[k], r);
         merged.first = g->first;
+        merged.carrier = g->carrier;
         finish(r, &merged);
     }
 }

@@ -26,6 +26,7 @@ typedef struct yw {
     const ystream *st;
     ywalk walk;
     const char *carrier;   /* of the current document: "k8s-args", "compose", "ci", "yaml" */
+    bool *walked;          /* by ynode.anchor: an anchored node is read once, however many aliases */
 } yw;
 
 static const ynode *deref(yw *y, const ynode *n)
@@ -524,6 +525,12 @@ static void walk(yw *y, const ynode *n, int depth)
     n = deref(y, n);
     if (!n || depth > WALK_MAX_DEPTH)
         return;
+    if (n->anchor) {
+        /* `services: {a: *svc, b: *svc}` or a "billion laughs": the same text declares once */
+        if (y->walked[n->anchor])
+            return;
+        y->walked[n->anchor] = true;
+    }
     switch (n->kind) {
     case YN_SCALAR:
         if (mentions_server(n->val))
@@ -610,6 +617,7 @@ void cfg_analyze_yaml(cfg_ctx *c, const char *data, size_t len)
 {
     ystream *st = ytree_parse(c->path, data, len, c->a, &c->out->diags, DIAG_WARNING);
     yw y = { .c = c, .st = st, .carrier = "yaml" };
+    y.walked = arena_zalloc(c->a, ((size_t)st->nanchored + 1) * sizeof *y.walked);
     c->src = &st->src;
     ywalk_init(&y.walk, st);
     for (size_t i = 0; i < st->ndocs && !y.walk.exhausted; i++)

@@ -219,8 +219,10 @@ static void end_doc(builder *b)
 
 static void note_anchor(builder *b, const yaml_char_t *anchor, ynode *n)
 {
-    if (anchor)
-        anchors_put(&b->anchors, b->a, (const char *)anchor, n);
+    if (!anchor)
+        return;
+    anchors_put(&b->anchors, b->a, (const char *)anchor, n);
+    n->anchor = ++b->st->nanchored;
 }
 
 /* Returns false to stop (depth limit). */

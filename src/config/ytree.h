@@ -39,6 +39,7 @@ typedef struct ynode {
     struct ynode **kids;        /* seq: items; map: key, value, key, value, ... */
     size_t nkids;
     const struct ynode *target; /* alias: the anchored node, NULL for an unknown anchor */
+    uint32_t anchor;            /* 1..ystream.nanchored if the node has an anchor (&name), else 0 */
 } ynode;
 
 /* Byte-exact positions over the original text. */
@@ -65,6 +66,7 @@ typedef struct ystream {
     ydoc *docs;
     size_t ndocs;
     size_t nnodes;
+    uint32_t nanchored;         /* nodes with an anchor: walkers read each of them once */
     bool failed;                /* a parse error stopped the read (documents before it are kept) */
 } ystream;
 

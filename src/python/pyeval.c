@@ -950,8 +950,15 @@ static void store_direct(ev *e, TSNode at, const char *cache, TSNode tensor, ava
     emit_store(e, at, SINK_DIRECT, cache, NULL, operand_for_cache(cache), tensor, x);
 }
 
+static bool kw_spelled(ev *e, const args *g, const char *kw, const char *const *words);
+
 static void store_sink_call(ev *e, const py_sink *s, const char *callee, TSNode call, const args *g)
 {
+    /* SGLang's attention backends write K/V only when save_kv_cache is true (the caller then
+     * stores them itself, e.g. with set_mla_kv_buffer, which is a sink of its own) */
+    static const char *const no[] = { "False", NULL };
+    if (kw_spelled(e, g, "save_kv_cache", no))
+        return;
     TSNode kn, vn;
     const aval *k = arg(g, s->key_pos, s->key_kw, &kn);
     const aval *v = arg(g, s->value_pos, s->value_kw, &vn);
@@ -1611,11 +1618,38 @@ static aval tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m
 
 /* ---- calls: dispatch ---- */
 
-static aval class_instance(ev *e, const char *class_name, TSNode call)
+/* Whether a keyword argument is spelled, after its last dot, exactly as one of words
+ * (`attn_type=AttentionType.ENCODER_ONLY`, `save_kv_cache=False`). Only literal spellings count:
+ * a variable keeps the call what it is by default. */
+static bool kw_spelled(ev *e, const args *g, const char *kw, const char *const *words)
+{
+    TSNode at;
+    if (!kwarg(g, kw, &at) || ts_node_is_null(at))
+        return false;
+    const char *t = raw_text(e, at), *dot = strrchr(t, '.');
+    const char *w = dot ? dot + 1 : t;
+    size_t n = strlen(w);
+    if (n >= 2 && (w[0] == '"' || w[0] == '\'') && w[n - 1] == w[0])
+        w++, n -= 2;
+    for (size_t i = 0; words[i]; i++)
+        if (strlen(words[i]) == n && strncmp(w, words[i], n) == 0)
+            return true;
+    return false;
+}
+
+/* vLLM keeps no KV cache for encoder attention: its model runner gives ENCODER and ENCODER_ONLY
+ * layers no cache spec (vllm/v1/worker/gpu_model_runner.py, get_kv_cache_spec). */
+static bool cacheless_layer(ev *e, const args *g)
+{
+    static const char *const encoder[] = { "ENCODER", "ENCODER_ONLY", "encoder", "encoder_only", NULL };
+    return kw_spelled(e, g, "attn_type", encoder);
+}
+
+static aval class_instance(ev *e, const char *class_name, TSNode call, const args *g)
 {
     (void)call;
     const py_sink *s = py_sink_class(e->st, class_name);
-    if (!s)
+    if (!s || (g && cacheless_layer(e, g)))
         return av_unknown();
     aval x = av_unknown();
     x.tag = AV_SINKOBJ;
@@ -1691,7 +1725,7 @@ static aval eval_call(ev *e, TSNode call)
         return call_summary(e, fv.node_id, &g);
     if (fv.tag == AV_CLASS || fv.tag == AV_IMPORT) {
         const char *cn = fv.tag == AV_IMPORT ? last_dotted(fv.str) : fv.str;
-        aval inst = class_instance(e, cn, call);
+        aval inst = class_instance(e, cn, call, &g);
         if (inst.tag == AV_SINKOBJ)
             return inst;
         if (fv.tag == AV_IMPORT && strncmp(fv.str, "torch", 5) == 0)
@@ -1715,7 +1749,7 @@ static aval eval_call(ev *e, TSNode call)
             }
             return g.posv[0].tag == AV_VALUES && !g.posv[0].tensor ? g.posv[0] : av_unknown();
         }
-        aval inst = class_instance(e, name, call);
+        aval inst = class_instance(e, name, call, &g);
         if (inst.tag == AV_SINKOBJ)
             return inst;
     }

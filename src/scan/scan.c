@@ -169,18 +169,25 @@ static void add_deployment_files(const kv_project *proj, fs_list *files, diag_li
     diag_init(&quiet, tmp);
     fs_walk(proj->root, &all, &quiet);
     size_t rootlen = strcmp(proj->root, ".") == 0 ? 0 : strlen(proj->root);
+    bool *matched = arena_zalloc(tmp, proj->deployments.n * sizeof *matched);
     for (size_t i = 0; i < all.n; i++) {
         const char *rel = all.paths[i];
         if (rootlen && strncmp(rel, proj->root, rootlen) == 0 && rel[rootlen] == '/')
             rel += rootlen + 1;
-        for (size_t g = 0; g < proj->deployments.n; g++) {
-            if (kv_glob_match(proj->deployments.v[g], rel)) {
-                files->paths = xgrow(files->paths, &files->cap, files->n + 1, sizeof *files->paths);
-                files->paths[files->n++] = xstrdup(all.paths[i]);
-                break;
-            }
+        bool hit = false;
+        for (size_t g = 0; g < proj->deployments.n; g++)
+            if (kv_glob_match(proj->deployments.v[g], rel))
+                hit = matched[g] = true;
+        if (hit) {
+            files->paths = xgrow(files->paths, &files->cap, files->n + 1, sizeof *files->paths);
+            files->paths[files->n++] = xstrdup(all.paths[i]);
         }
     }
+    /* A pre-commit run on one file is checked against these files only: say when one names nothing. */
+    for (size_t g = 0; g < proj->deployments.n; g++)
+        if (!matched[g])
+            diag_add(diags, DIAG_WARNING, proj->path ? proj->path : proj->root, 0, 0,
+                     "deployments: '%s' matches no file under %s", proj->deployments.v[g], proj->root);
     for (size_t i = 0; i < quiet.items.n; i++)
         diag_add(diags, DIAG_WARNING, quiet.items.v[i].path, 0, 0, "deployments: %s", quiet.items.v[i].msg);
     fs_list_free(&all);

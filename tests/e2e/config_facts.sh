@@ -55,5 +55,9 @@ run precommit "$cfg/project/precommit" src/model.py
 expect_status "pre-commit: exit" 0 $?
 expect_contains "pre-commit: deployment from the glob" "$tmpdir/precommit.out" '"name": "deploy/serve.yaml:2 (vllm, vllm-config)"'
 expect_contains "pre-commit: platform rocm from .kvlint.yaml" "$tmpdir/precommit.out" '"dtype": "fp8_e4m3fnuz"'
+# a glob that names no file is a warning (the second glob matches the file the first one took)
+expect_contains "pre-commit: glob without files" "$tmpdir/precommit.out" \
+    ".kvlint.yaml: warning: deployments: 'docker/*.Dockerfile' matches no file under ."
+expect_not_contains "pre-commit: glob with files" "$tmpdir/precommit.out" "'deploy/serve.yaml' matches no file"
 
 finish

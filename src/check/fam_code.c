@@ -53,7 +53,7 @@ static void construction_under(ectx *c, const construction_fact *cf, const deplo
     ev_var(&vs, "value", vt);
     ev_var(&vs, "dtype", ev_dtype_name(dt));
     ev_var(&vs, "model_dtype", d ? ev_dtype_name(d->model.dtype) : "");
-    ev_var(&vs, "declared", from ? ev_declared(a, from) : arena_printf(a, "written at %s", ev_loc_text(a, &cf->dtype.loc)));
+    ev_var(&vs, "declared", from ? ev_declared(a, from) : arena_printf(a, "set in the code at %s", ev_loc_text(a, &cf->dtype.loc)));
     ev_var(&vs, "api", cf->api ? cf->api : construction_kind_name(cf->kind));
     ev_var(&vs, "result", construction_result(a, outcome, dt, r.stored));
     ev_var(&vs, "stored", ev_num(a, r.stored));
@@ -167,7 +167,7 @@ static void arith_under(ectx *c, const arith_fact *af, const deployment *d)
     ev_var(&vs, "expr", expr);
     ev_var(&vs, "dtype", any_dtype ? "any float dtype" : ev_dtype_name(dt));
     ev_var(&vs, "declared", any_dtype ? "whatever the deployment chooses" : from ? ev_declared(a, from)
-                             : af->dtype.loc.path ? arena_printf(a, "written at %s", ev_loc_text(a, &af->dtype.loc))
+                             : af->dtype.loc.path ? arena_printf(a, "set in the code at %s", ev_loc_text(a, &af->dtype.loc))
                                                   : "the default float32");
     ev_var(&vs, "result", how);
     draft f = { .loc = af->loc, .value = expr, .dtype = any_dtype ? NULL : ev_dtype_name(dt), .stored = &pr, .nstored = 1,

@@ -207,7 +207,7 @@ static void integer_point(ectx *c, const kv_value *v, const kv_loc *fact_loc, co
     ev_var(&vs, "value", vt);
     ev_var(&vs, "dtype", ev_dtype_name(dt));
     ev_var(&vs, "model_dtype", d ? ev_dtype_name(d->model.dtype) : "");
-    ev_var(&vs, "declared", dt_from ? ev_declared(a, dt_from) : arena_printf(a, "written at %s", ev_loc_text(a, code_dtype_loc)));
+    ev_var(&vs, "declared", dt_from ? ev_declared(a, dt_from) : arena_printf(a, "set in the code at %s", ev_loc_text(a, code_dtype_loc)));
     ev_var(&vs, "limit", ev_num(a, limit));
     ev_var(&vs, "range", rg.known ? arena_printf(a, "up to %s (%s)", ev_num(a, rg.hi), rg.text) : "of unknown range");
     ev_var(&vs, "first_inexact", ev_num(a, first));

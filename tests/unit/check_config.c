@@ -293,6 +293,26 @@ START_TEST(project_unknown_keys_are_errors_with_position)
 }
 END_TEST
 
+START_TEST(project_non_scalar_values_are_named)
+{
+    char *path = write_temp("platform: [rocm]\nmax_file_size: {a: 1}\n");
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    kv_project *p = project_load(path, &d);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(d.items.n, 2);
+    ck_assert_str_eq(d.items.v[0].msg, "platform: expected cuda or rocm, not a list or mapping");
+    ck_assert_uint_eq(d.items.v[0].line, 1);
+    ck_assert_uint_eq(d.items.v[0].col, 11);
+    ck_assert_str_eq(d.items.v[1].msg, "max_file_size: expected a size such as 8M, not a list or mapping");
+    project_free(p);
+    unlink(path);
+    free(path);
+    arena_free(a);
+}
+END_TEST
+
 /* ---- resolution ---- */
 
 static dtype_decl decl(decl_key key, const char *raw, const char *carrier, int group, const char *engine)
@@ -530,6 +550,7 @@ int main(void)
     tcase_add_test(t, ytree_malformed_reports_line_col);
     tcase_add_test(t, project_reads_every_key);
     tcase_add_test(t, project_unknown_keys_are_errors_with_position);
+    tcase_add_test(t, project_non_scalar_values_are_named);
     tcase_add_test(t, resolve_auto_chains);
     tcase_add_test(t, resolve_checkpoint_kv_scheme_and_defaults);
     tcase_add_test(t, frontend_claims_and_skips);

@@ -417,7 +417,7 @@ static int container_env(yw *y, const ynode *env, const char *hint, int group)
 
 static bool is_container(yw *y, const ynode *m)
 {
-    bool where = get(y, m, "image") || get(y, m, "build") || get(y, m, "modelFormat");
+    bool where = get(y, m, "image") || get(y, m, "build") || get(y, m, "modelFormat") || get(y, m, "modelCommand");
     bool what = get(y, m, "command") || get(y, m, "args") || get(y, m, "entrypoint") || get(y, m, "env") ||
                 get(y, m, "environment");
     return where && what;
@@ -439,6 +439,9 @@ static void container(yw *y, const ynode *m)
     const char *fmt = yscalar(get(y, get(y, m, "modelFormat"), "name"));
     if (!hint && fmt && !strcmp(fmt, "huggingface"))
         hint = "vllm"; /* KServe's Hugging Face runtime hands unknown args to vLLM's parser */
+    const char *model_command = yscalar(get(y, m, "modelCommand"));
+    if (model_command && !strcmp(model_command, "vllmServe"))
+        hint = "vllm"; /* llm-d ModelService chart: `vllm serve MODEL` + args, whatever the image */
     const char *carrier = y->carrier;
     /* Kubernetes: command replaces the image entrypoint, args its CMD; compose: entrypoint, command. */
     bool compose = !strcmp(carrier, "compose");

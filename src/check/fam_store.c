@@ -59,6 +59,16 @@ static const char *consequence(kv_arena *a, int outcome, kv_operand op, const pa
 /* A calibrated scale (int8 caches always have one; a checkpoint KV scheme ships k_scale/v_scale)
  * is typically far below 1, so a clamp to +-max * scale lands among the activations: the mask is
  * gone. Only an unscaled clamp (scale 1) keeps a large magnitude. */
+/* The related note at the sink: a layer or op stores "by" its callee; a direct write names the
+ * cache tensor it writes into. */
+static const char *sink_note(kv_arena *a, const store_fact *s)
+{
+    if (s->family == SINK_DIRECT && s->sink)
+        return arena_printf(a, "written into the cache tensor %s as the %s here", s->sink, operand_name(s->operand));
+    return arena_printf(a, "stored into the KV cache as the %s by %s", operand_name(s->operand),
+                        s->sink ? s->sink : "this write");
+}
+
 static bool calibrated_scale(const deployment *d)
 {
     const kvn_dtype_info *di = kvn_dtype_get(d->kv.dtype);
@@ -105,8 +115,7 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
     ev_var(&vs, "readback", ev_num(a, p[0].stored));
     draft f = { .loc = ev_origin(v, &s->loc), .value = vt, .dtype = ev_dtype_name(d->kv.dtype), .stored = p,
                 .nstored = n, .dtype_from = &d->kv, .flow = v, .dep = d };
-    ev_related(&f, &s->loc, arena_printf(a, "stored into the KV cache as the %s by %s", operand_name(s->operand),
-                                          s->sink ? s->sink : "this write"));
+    ev_related(&f, &s->loc, sink_note(a, s));
     if (d->kv.decl)
         ev_related(&f, &d->kv.decl->loc, arena_printf(a, "KV-cache dtype %s declared here", ev_dtype_name(d->kv.dtype)));
     if (d->model.decl && ev_wants_outcome(c->r, OUTC_REINTERPRETED))
@@ -238,8 +247,7 @@ void fam_store_integer(ectx *c)
                 const store_fact *s = &ff->stores.v[k];
                 if (!((c->r->operands >> s->operand) & 1u))
                     continue;
-                const char *what = arena_printf(a, "stored into the KV cache as the %s by %s", operand_name(s->operand),
-                                                s->sink ? s->sink : "this write");
+                const char *what = sink_note(a, s);
                 for (size_t vi = 0; vi < s->nvalues; vi++)
                     if (s->values[vi].kind == VK_INTEGER)
                         integer_point(c, &s->values[vi], &s->loc, what, ev_engine(d, s->engine), s->operand,
@@ -327,8 +335,7 @@ static void crush_point(ectx *c, const store_fact *s, const kv_value *v, const d
     ev_var(&vs, "operand", operand_name(s->operand));
     draft f = { .loc = ev_origin(v, &s->loc), .value = vt, .dtype = ev_dtype_name(d->kv.dtype), .stored = &pr,
                 .nstored = 1, .dtype_from = &d->kv, .flow = v, .dep = d };
-    ev_related(&f, &s->loc, arena_printf(a, "stored into the KV cache as the %s by %s", operand_name(s->operand),
-                                          s->sink ? s->sink : "this write"));
+    ev_related(&f, &s->loc, sink_note(a, s));
     if (d->kv.decl)
         ev_related(&f, &d->kv.decl->loc, arena_printf(a, "KV-cache dtype %s declared here", ev_dtype_name(d->kv.dtype)));
     if (dyn_tensor && d->kv_scales_decl)

@@ -330,8 +330,13 @@ int cfg_shell_text(cfg_ctx *c, const char *text, size_t len, size_t off, int fla
             continue;
         }
         cfg_argv_decls(c, w + start, cmds.v[k].n - (size_t)start, engine, carrier, group);
-        if (group != bare_group)
-            cfg_finish_group(c, group, engine, carrier, w[start > 0 ? start - 1 : 0].off);
+        size_t where = w[start > 0 ? start - 1 : 0].off;
+        if (c->defer_finish && first < 0 && group != bare_group) {
+            c->open_engine = engine;
+            c->open_where = where;
+        } else if (group != bare_group) {
+            cfg_finish_group(c, group, engine, carrier, where);
+        }
         if (first < 0)
             first = group;
     }

@@ -22,6 +22,11 @@ typedef struct cfg_ctx {
     int next_group;
     int config_group;          /* the group whose command named `--config FILE` (-1: none) */
     const char *config_file;
+    /* cfg_shell_text leaves its first serving group open (a compose `entrypoint:` string whose
+     * `command:` adds the arguments); the caller finishes it with these. */
+    bool defer_finish;
+    const char *open_engine;
+    size_t open_where;
 } cfg_ctx;
 
 typedef struct cfg_word {

@@ -433,6 +433,48 @@ static void platform_from_image(yw *y, const ynode *image, const char *engine, i
     cfg_platform(y->c, w.off, engine, y->carrier, group);
 }
 
+/* compose `entrypoint: python3 -m sglang.launch_server` (a string) with `command:` (a string or a
+ * list) appended, or a list entrypoint with a string command: one argv, as Docker runs it. Returns
+ * the group, or -1 when the entrypoint starts no server (then the parts are read one by one). */
+static int entrypoint_and_command(yw *y, const ynode *entry, const ynode *cmd, const char *hint)
+{
+    const char *carrier = y->carrier, *engine = hint;
+    int group = -1;
+    size_t where = 0;
+    if (entry->kind == YN_SCALAR) {
+        y->c->defer_finish = true;
+        y->c->open_engine = NULL;
+        group = shell_node(y, entry, carrier, hint, -1, 0);
+        y->c->defer_finish = false;
+        if (group < 0 || !y->c->open_engine)
+            return -1;
+        engine = y->c->open_engine;
+        where = y->c->open_where;
+    } else if (entry->kind == YN_SEQ) {
+        cfg_word *w = arena_alloc(y->c->a, (entry->nkids + 1) * sizeof *w);
+        const ynode **nodes = arena_alloc(y->c->a, (entry->nkids + 1) * sizeof *nodes);
+        size_t n = seq_words(y, entry, w, nodes, 0);
+        long start = cfg_serving_start(w, n, &engine);
+        if (start < 0)
+            return -1;
+        group = y->c->next_group++;
+        cfg_argv_decls(y->c, w + start, n - (size_t)start, engine, carrier, group);
+        where = w[start > 0 ? start - 1 : 0].off;
+    } else {
+        return -1;
+    }
+    if (cmd->kind == YN_SCALAR) {
+        shell_node(y, cmd, carrier, engine, group, 0);
+    } else if (cmd->kind == YN_SEQ) {
+        cfg_word *w = arena_alloc(y->c->a, (cmd->nkids + 1) * sizeof *w);
+        const ynode **nodes = arena_alloc(y->c->a, (cmd->nkids + 1) * sizeof *nodes);
+        size_t n = seq_words(y, cmd, w, nodes, 0);
+        cfg_argv_decls(y->c, w, n, engine, carrier, group);
+    }
+    cfg_finish_group(y->c, group, engine, carrier, where);
+    return group;
+}
+
 static void container(yw *y, const ynode *m)
 {
     const char *hint = image_engine(yscalar(get(y, m, "image")));
@@ -449,7 +491,11 @@ static void container(yw *y, const ynode *m)
     bool bare_args = hint && !parts[0]; /* the image's own entrypoint is the server */
     int group = -1;
     size_t cap = 0;
-    for (int i = 0; i < 2; i++) {
+    bool mixed = parts[0] && parts[1] && (parts[0]->kind == YN_SCALAR || parts[1]->kind == YN_SCALAR);
+    if (mixed && !(parts[0]->kind == YN_SCALAR && is_null(parts[0])) &&
+        !(parts[1]->kind == YN_SCALAR && is_null(parts[1])))
+        group = entrypoint_and_command(y, parts[0], parts[1], hint);
+    for (int i = 0; i < 2 && group < 0; i++) {
         if (parts[i] && parts[i]->kind == YN_SEQ) {
             cap += parts[i]->nkids;
         } else if (parts[i] && parts[i]->kind == YN_SCALAR && !is_null(parts[i])) {
@@ -465,7 +511,7 @@ static void container(yw *y, const ynode *m)
     cfg_word *w = arena_alloc(y->c->a, (cap + 1) * sizeof *w);
     const ynode **nodes = arena_alloc(y->c->a, (cap + 1) * sizeof *nodes);
     size_t n = 0;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2 && group < 0; i++)
         if (parts[i] && parts[i]->kind == YN_SEQ)
             n = seq_words(y, parts[i], w, nodes, n);
     if (n) {

@@ -277,7 +277,8 @@ static void load_key(loader *l, const ynode *k, const ynode *v)
         if (s && (!strcmp(s, "rocm") || !strcmp(s, "cuda")))
             l->p->rocm = !strcmp(s, "rocm");
         else
-            err(l, v ? v : k, s ? "platform: expected cuda or rocm, not '%s'" : "platform: expected cuda or rocm, not %s",
+            err(l, v ? v : k,
+                s ? "platform: expected cuda or rocm, not '%s'" : "platform: expected cuda or rocm, not %s",
                 s ? s : "a list or mapping");
     } else if (!strcmp(name, "max_file_size") || !strcmp(name, "max-file-size")) {
         const char *s = yscalar(v);
@@ -285,7 +286,8 @@ static void load_key(loader *l, const ynode *k, const ynode *v)
             l->p->max_file_size = (size_t)x;
         else
             err(l, v ? v : k,
-                s ? "max_file_size: expected a size such as 8M, not '%s'" : "max_file_size: expected a size such as 8M, not %s",
+                s ? "max_file_size: expected a size such as 8M, not '%s'"
+                  : "max_file_size: expected a size such as 8M, not %s",
                 s ? s : "a list or mapping");
     } else {
         err(l, k, "unknown key '%s' (known: include, exclude, sinks, ranges, assume, deployments, platform, "

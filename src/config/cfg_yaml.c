@@ -205,9 +205,11 @@ static void modelopt_config(yw *y, const ynode *root)
     emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), "modelopt", "modelopt", group);
 }
 
-static void trtllm_checkpoint(yw *y, const ynode *root)
+static void trtllm_checkpoint(yw *y, const ynode *root, const ynode *build)
 {
     int group = y->c->next_group++;
+    if (build && build->kind == YN_MAP)
+        emit_range(y, "max_seq_len", get(y, build, "max_seq_len"), "trtllm", "trtllm-checkpoint", group);
     emit_scalar_dtype(y, DECL_MODEL_DTYPE, get(y, root, "dtype"), "trtllm", "trtllm-checkpoint", group);
     const ynode *q = get(y, root, "quantization");
     emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), "trtllm", "trtllm-checkpoint", group);
@@ -641,7 +643,13 @@ static void analyze_doc(yw *y, const ynode *root)
             return;
         }
         if (json && get(y, root, "architecture") && get(y, root, "dtype")) {
-            trtllm_checkpoint(y, root);
+            trtllm_checkpoint(y, root, NULL);
+            return;
+        }
+        /* a TensorRT-LLM engine directory's config.json (trtllm-build output) */
+        const ynode *pre = get(y, root, "pretrained_config");
+        if (json && pre && pre->kind == YN_MAP && get(y, pre, "architecture") && get(y, pre, "dtype")) {
+            trtllm_checkpoint(y, pre, get(y, root, "build_config"));
             return;
         }
         if (json && q && q->kind == YN_MAP && (get(y, root, "producer") || get(y, q, "kv_cache_quant_algo"))) {

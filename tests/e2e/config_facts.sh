@@ -16,7 +16,7 @@ run() {
     return $status
 }
 
-for case in vllm-config k8s helm kserve compose ci sglang trtllm checkpoint docker robust unrelated; do
+for case in vllm-config k8s helm kserve compose ci sglang trtllm trtllm-engine checkpoint docker robust unrelated; do
     run "$case" "$cfg/$case" .
     expect_status "$case: exit" 0 $?
     compare_golden "$case: facts" "$golden/$case.golden" "$tmpdir/$case.out"

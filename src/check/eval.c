@@ -145,6 +145,46 @@ static bool same_finding(const finding *a, const finding *b)
     return true;
 }
 
+/* Same rule, location and message: one value reaching several sinks (a mask passed to two layers,
+ * or stored twice) reads as one finding whose notes name every sink. */
+static bool same_subject(const finding *a, const finding *b)
+{
+    return strcmp(a->loc.path ? a->loc.path : "", b->loc.path ? b->loc.path : "") == 0 &&
+           a->loc.line == b->loc.line && a->loc.col == b->loc.col && a->rule == b->rule &&
+           strcmp(a->message, b->message) == 0;
+}
+
+static bool has_related(const finding *f, const related_loc *r)
+{
+    for (size_t i = 0; i < f->nrelated; i++)
+        if (f->related[i].loc.line == r->loc.line && f->related[i].loc.col == r->loc.col &&
+            strcmp(f->related[i].loc.path, r->loc.path) == 0 && strcmp(f->related[i].message, r->message) == 0)
+            return true;
+    return false;
+}
+
+enum { MAX_MERGED_RELATED = 8 };
+
+/* Add b's related locations that a lacks (at most MAX_MERGED_RELATED in all). They go after a's
+ * first note, which every rule makes the fact's own location (the sink, the construction), so
+ * the sinks are listed together before the notes on dtypes and ranges. */
+static void merge_related(kv_arena *ar, finding *a, const finding *b)
+{
+    related_loc *v = arena_alloc(ar, MAX_MERGED_RELATED * sizeof *v);
+    size_t n = a->nrelated < MAX_MERGED_RELATED ? a->nrelated : MAX_MERGED_RELATED;
+    memcpy(v, a->related, n * sizeof *v);
+    a->related = v;
+    a->nrelated = n;
+    size_t at = n ? 1 : 0;
+    for (size_t i = 0; i < b->nrelated && n < MAX_MERGED_RELATED; i++) {
+        if (has_related(a, &b->related[i]))
+            continue;
+        memmove(v + at + 1, v + at, (n - at) * sizeof *v);
+        v[at++] = b->related[i];
+        a->nrelated = ++n;
+    }
+}
+
 static void run_family(ectx *c)
 {
     switch (c->r->family) {
@@ -199,6 +239,11 @@ finding_list *evaluate(const rule_set *rules, file_facts *const *files, size_t n
             continue;
         if (l->v.v[i].suppressed && !opt->keep_suppressed) {
             l->suppressed++;
+            continue;
+        }
+        if (w && same_subject(&l->v.v[w - 1], &l->v.v[i]) &&
+            l->v.v[w - 1].suppressed == l->v.v[i].suppressed) {
+            merge_related(l->arena, &l->v.v[w - 1], &l->v.v[i]);
             continue;
         }
         l->v.v[w++] = l->v.v[i];

@@ -3,7 +3,8 @@
  *
  * For every enabled rule, its condition family (a C function in fam_*.c) walks the facts it cares
  * about, evaluates each one under every deployment in scope, and emits a finding per unsafe
- * (fact, value, deployment). Findings are then de-duplicated, matched against the suppression
+ * (fact, value, deployment). Findings are then de-duplicated (one value reaching several sinks with
+ * the same message is one finding with a note per sink), matched against the suppression
  * comments the front ends recorded, and sorted (path, line, column, rule, message), so output is the
  * same whatever the thread schedule or input order.
  *

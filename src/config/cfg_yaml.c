@@ -571,6 +571,13 @@ static void helm_vllm_config(yw *y, const ynode *cfgmap)
     cfg_finish_group(y->c, group, "vllm", "helm-values", ytree_pos(&y->st->src, cfgmap->start).off);
 }
 
+/* Keys whose values are prose for people (OpenAPI descriptions, GitHub issue forms' `body`, chart
+ * annotations): a `vllm serve ...` quoted there is an example, not a deployment. */
+static const char *const prose_keys[] = {
+    "description", "summary", "help", "placeholder", "label", "title", "message", "comment", "notes",
+    "body", "example", "examples", "about", "usage", NULL,
+};
+
 static void walk(yw *y, const ynode *n, int depth)
 {
     n = deref(y, n);
@@ -603,7 +610,7 @@ static void walk(yw *y, const ynode *n, int depth)
                 helm_vllm_config(y, v);
             else if (k && (!strcmp(k, "env") || !strcmp(k, "environment")))
                 container_env(y, v, NULL, -1); /* e.g. an LLMInferenceService container without image */
-            else
+            else if (!k || !in_list(prose_keys, k))
                 walk(y, v, depth + 1);
         }
         break;

@@ -64,7 +64,7 @@ static const char *consequence(kv_arena *a, int outcome, kv_operand op, const pa
 static const char *sink_note(kv_arena *a, const store_fact *s)
 {
     if (s->family == SINK_DIRECT && s->sink)
-        return arena_printf(a, "written into the cache tensor %s as the %s here", s->sink, operand_name(s->operand));
+        return arena_printf(a, "written into the cache tensor %s as the %s", s->sink, operand_name(s->operand));
     return arena_printf(a, "stored into the KV cache as the %s by %s", operand_name(s->operand),
                         s->sink ? s->sink : "this write");
 }
@@ -191,7 +191,7 @@ static const char *range_hint(kv_arena *a, const kv_value *v)
 /* One integer value reaching dtype dt through fact at fact_loc (a store or an int cast). */
 static void integer_point(ectx *c, const kv_value *v, const kv_loc *fact_loc, const char *what,
                           const char *engine, kv_operand op, const deployment *d, kvn_dtype dt,
-                          const resolved_dtype *dt_from, const kv_loc *code_dtype_loc)
+                          const resolved_dtype *dt_from, const kv_loc *code_dtype_loc, const kv_loc *cast_loc)
 {
     kv_arena *a = c->out->arena;
     const kvn_dtype_info *di = kvn_dtype_get(dt);
@@ -228,12 +228,49 @@ static void integer_point(ectx *c, const kv_value *v, const kv_loc *fact_loc, co
     draft f = { .loc = ev_origin(v, fact_loc), .value = vt, .dtype = ev_dtype_name(dt), .stored = p, .nstored = n,
                 .dtype_from = dt_from, .code_dtype_loc = code_dtype_loc, .flow = v, .dep = d };
     ev_related(&f, fact_loc, arena_printf(a, "%s here", what));
+    if (cast_loc)
+        ev_related(&f, cast_loc, arena_printf(a, "converted to %s here, before it is stored", ev_dtype_name(dt)));
     if (dt_from && dt_from->decl)
         ev_related(&f, &dt_from->decl->loc, arena_printf(a, "dtype %s declared here", ev_dtype_name(dt)));
     if (rg.loc)
         ev_related(&f, rg.loc, "range declared here");
     f.key = ev_subject(a, &f.loc, fact_loc, d);
     ev_emit(c, &f, &vs);
+}
+
+static bool same_loc(const kv_loc *a, const kv_loc *b)
+{
+    return a->path && b->path && a->line == b->line && a->col == b->col && strcmp(a->path, b->path) == 0;
+}
+
+/* An int cast of the value v (same origin) into dtype dt under d, or NULL. */
+static const intcast_fact *cast_into(const file_facts *ff, const kv_value *v, const deployment *d, kvn_dtype dt)
+{
+    for (size_t k = 0; k < ff->casts.n; k++) {
+        const intcast_fact *ic = &ff->casts.v[k];
+        if (ic->value.kind == VK_INTEGER && same_loc(&ic->value.origin, &v->origin) &&
+            dtype_ref_resolve(&ic->dtype, d->model.dtype, d->kv.dtype) == dt)
+            return ic;
+    }
+    return NULL;
+}
+
+/* Whether the int cast ic feeds a store whose cache holds the same dtype under d: the store's
+ * finding then tells it once, with a note at the cast (`positions.to(v.dtype)` stored in V). */
+static bool cast_is_stored(const ectx *c, const file_facts *ff, const intcast_fact *ic, const deployment *d)
+{
+    if (!(c->r->facts & 1u))
+        return false;
+    for (size_t k = 0; k < ff->stores.n; k++) {
+        const store_fact *s = &ff->stores.v[k];
+        if (!((c->r->operands >> s->operand) & 1u))
+            continue;
+        for (size_t vi = 0; vi < s->nvalues; vi++)
+            if (s->values[vi].kind == VK_INTEGER && same_loc(&s->values[vi].origin, &ic->value.origin) &&
+                cast_into(ff, &s->values[vi], d, d->kv.dtype) == ic)
+                return true;
+    }
+    return false;
 }
 
 void fam_store_integer(ectx *c)
@@ -249,19 +286,21 @@ void fam_store_integer(ectx *c)
                     continue;
                 const char *what = sink_note(a, s);
                 for (size_t vi = 0; vi < s->nvalues; vi++)
-                    if (s->values[vi].kind == VK_INTEGER)
+                    if (s->values[vi].kind == VK_INTEGER) {
+                        const intcast_fact *via = (c->r->facts & 2u) ? cast_into(ff, &s->values[vi], d, d->kv.dtype) : NULL;
                         integer_point(c, &s->values[vi], &s->loc, what, ev_engine(d, s->engine), s->operand,
-                                      d, d->kv.dtype, &d->kv, NULL);
+                                      d, d->kv.dtype, &d->kv, NULL, via ? &via->loc : NULL);
+                    }
             }
             for (size_t k = 0; (c->r->facts & 2u) && k < ff->casts.n; k++) {
                 const intcast_fact *ic = &ff->casts.v[k];
-                if (ic->value.kind != VK_INTEGER)
+                if (ic->value.kind != VK_INTEGER || cast_is_stored(c, ff, ic, d))
                     continue;
                 kvn_dtype dt = dtype_ref_resolve(&ic->dtype, d->model.dtype, d->kv.dtype);
                 const resolved_dtype *from = ic->dtype.kind == DREF_MODEL ? &d->model
                                              : ic->dtype.kind == DREF_KV  ? &d->kv : NULL;
                 integer_point(c, &ic->value, &ic->loc, arena_printf(a, "converted to %s by %s", ev_dtype_name(dt),
-                              ic->api ? ic->api : "a cast"), NULL, OPERAND_KV, d, dt, from, &ic->dtype.loc);
+                              ic->api ? ic->api : "a cast"), NULL, OPERAND_KV, d, dt, from, &ic->dtype.loc, NULL);
             }
         }
     }

@@ -24,6 +24,7 @@ typedef struct cfg_ctx {
     const char *config_file;
     /* cfg_shell_text leaves its first serving group open (a compose `entrypoint:` string whose
      * `command:` adds the arguments); the caller finishes it with these. */
+    bool named_config;         /* some scanned command names this file with --config: an engine config */
     bool defer_finish;
     const char *open_engine;
     size_t open_where;

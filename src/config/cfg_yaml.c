@@ -265,9 +265,9 @@ static const char *const recipe_only[] = {
 };
 
 /* "vllm", "sglang" or NULL: is this mapping a `--config` file of a serving engine? */
-static const char *server_config_engine(const ynode *root)
+static const char *server_config_engine(const ynode *root, bool named)
 {
-    bool server = false, sglang = false;
+    bool server = named, sglang = false;
     for (size_t i = 0; i + 1 < root->nkids; i += 2) {
         const char *k = yscalar(root->kids[i]);
         if (!k)
@@ -668,7 +668,7 @@ static void analyze_doc(yw *y, const ynode *root)
             trtllm_options(y, root);
             return;
         }
-        if ((engine = server_config_engine(root))) {
+        if ((engine = server_config_engine(root, y->c->named_config))) {
             server_config(y, root, engine);
             return;
         }

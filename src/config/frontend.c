@@ -77,11 +77,64 @@ static int by_position(const void *a, const void *b)
     return (int)x->key - (int)y->key;
 }
 
+/* index(): the files this one's commands name with `--config FILE` / `--extra_llm_api_options FILE`
+ * (a lexical look, so that a config file holding only `model` and `dtype`, no server-only option, is
+ * still read as the engine config it is). NULL-terminated list of names, or NULL. */
+static const void *index_config_names(const char *path, const char *data, size_t len, kv_arena *a)
+{
+    (void)path;
+    (void)len;
+    static const char *const opts[] = { "--config", "--extra_llm_api_options", "--extra-llm-api-options", NULL };
+    ARENA_VEC(const char *) names = {0};
+    for (size_t k = 0; opts[k]; k++) {
+        size_t olen = strlen(opts[k]);
+        for (const char *p = strstr(data, opts[k]); p; p = strstr(p + olen, opts[k])) {
+            const char *q = p + olen;
+            if (*q && !strchr(" \t\r\n=\"',", *q))
+                continue; /* --config-format, --configure */
+            q += strspn(q, " \t\r\n=\"',-"); /* also a YAML list's next `- FILE` item */
+            size_t n = strcspn(q, " \t\r\n\"',]\\;&|)");
+            if (n == 0 || n > 512)
+                continue;
+            ARENA_PUSH(a, names, arena_strndup(a, q, n));
+        }
+    }
+    if (names.n == 0)
+        return NULL;
+    ARENA_PUSH(a, names, NULL);
+    return names.v;
+}
+
+static const char *strip_dot_slash(const char *s)
+{
+    while (s[0] == '.' && s[1] == '/')
+        s += 2;
+    return s;
+}
+
+/* Is path named by a --config option somewhere in the scanned tree? (By path suffix; resolution
+ * later matches the command's FILE exactly.) */
+static bool named_by_a_command(const char *path, const fe_context *ctx)
+{
+    const char *p = strip_dot_slash(path);
+    size_t plen = strlen(p);
+    for (size_t i = 0; ctx && i < ctx->nindexes; i++) {
+        const char *const *names = ctx->indexes[i].exports;
+        for (size_t k = 0; names && names[k]; k++) {
+            const char *n = names[k][0] == '/' ? names[k] : strip_dot_slash(names[k]);
+            size_t nlen = strlen(n);
+            if (nlen <= plen && !strcmp(p + plen - nlen, n) && (nlen == plen || p[plen - nlen - 1] == '/'))
+                return true;
+        }
+    }
+    return false;
+}
+
 static void analyze(const char *path, const char *data, size_t len, const fe_context *ctx, file_facts *out)
 {
-    (void)ctx;
     ysrc src;
     cfg_ctx c = { .path = out->path ? out->path : path, .out = out, .a = out->arena, .src = &src, .config_group = -1 };
+    c.named_config = kind_of(path) == FK_YAML && named_by_a_command(c.path, ctx);
     switch (kind_of(path)) {
     case FK_YAML:
         cfg_analyze_yaml(&c, data, len); /* sets c.src to the stream's own table */
@@ -106,5 +159,6 @@ const frontend config_frontend = {
     .name = "config",
     .wants = wants,
     .prefilter = prefilter,
+    .index = index_config_names,
     .analyze = analyze,
 };

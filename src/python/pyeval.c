@@ -1578,16 +1578,18 @@ static aval tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m
         r.intdtype = true;
         return r;
     }
-    if (strcmp(m, "masked_fill") == 0) {
-        const aval *v = arg(g, 1, "value", &vn);
+    /* out-of-place fills: x.masked_fill(mask, v), x.index_fill(dim, index, v) */
+    bool index_fill = strcmp(m, "index_fill") == 0;
+    if (strcmp(m, "masked_fill") == 0 || index_fill) {
+        const aval *v = arg(g, index_fill ? 2 : 1, "value", &vn);
         if (!v)
             return as_tensor(x);
         aval nv = *v;
         if (x.has_dtype)
-            nv = constructions_for(e, CONS_SCALAR_FILL, "masked_fill", call, nv, &x.dtype);
+            nv = constructions_for(e, CONS_SCALAR_FILL, m, call, nv, &x.dtype);
         aval r = av_join(e->s, &x, &nv);
         r.tensor = true;
-        return av_step(e->s, e->a, &r, loc_of(e, call), "masked_fill(...)");
+        return av_step(e->s, e->a, &r, loc_of(e, call), index_fill ? "index_fill(...)" : "masked_fill(...)");
     }
     if (strcmp(m, "new_full") == 0) {
         aval like = x.has_dtype ? x : av_unknown();

@@ -59,7 +59,7 @@ bool py_is_cast_method(const char *s, size_t n)
 bool py_is_tensor_word(const char *s, size_t n)
 {
     static const char *const w[] = { "dtype", "torch", "Tensor", "numpy", "np", "F", "nn", "functional",
-                                     "masked_fill", "where", "new_full", "new_zeros", "new_ones",
+                                     "masked_fill", "index_fill", "where", "new_full", "new_zeros", "new_ones",
                                      "new_tensor", "new_empty", NULL };
     if (word_in(s, n, w) || py_is_int_source(s, n) || py_name_family(s, n))
         return true;

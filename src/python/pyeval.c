@@ -2393,6 +2393,35 @@ static void exec_try(ev *e, TSNode s)
     *e->cur = acc;
 }
 
+/* match s: case ...: each case runs from the state before the match, and no case may match: the
+ * state after is the join of all of them. Patterns bind nothing we track. */
+static void exec_match(ev *e, TSNode s)
+{
+    env before = env_copy(e->s, e->cur), acc = before;
+    uint32_t k;
+    TSNode *ks = kids(e, s, &k);
+    for (uint32_t i = 0; i < k; i++) {
+        if (!is(ks[i], "block")) {
+            eval(e, ks[i]);  /* the subject */
+            continue;
+        }
+        uint32_t nc;
+        TSNode *cases = kids(e, ks[i], &nc);
+        for (uint32_t c = 0; c < nc; c++) {
+            if (!is(cases[c], "case_clause"))
+                continue;
+            *e->cur = env_copy(e->s, &before);
+            uint32_t nb;
+            TSNode *parts = kids(e, cases[c], &nb);
+            for (uint32_t j = 0; j < nb; j++)
+                if (is(parts[j], "block"))
+                    exec_block(e, parts[j]);
+            acc = env_join(e->s, &acc, e->cur);
+        }
+    }
+    *e->cur = acc;
+}
+
 static void exec_class(ev *e, TSNode s)
 {
     klass *k = arena_zalloc(e->s, sizeof *k);
@@ -2501,6 +2530,8 @@ static void exec_stmt(ev *e, TSNode s)
         exec_loop(e, s);
     } else if (strcmp(t, "try_statement") == 0) {
         exec_try(e, s);
+    } else if (strcmp(t, "match_statement") == 0) {
+        exec_match(e, s);
     } else if (strcmp(t, "with_statement") == 0) {
         TSNode wc = ts_node_named_child(s, 0);
         for (uint32_t i = 0; !ts_node_is_null(wc) && i < ts_node_named_child_count(wc); i++) {
@@ -2528,7 +2559,7 @@ static void exec_stmt(ev *e, TSNode s)
         exec_block(e, s);
     } else if (strcmp(t, "ERROR") != 0 && strcmp(t, "comment") != 0 && strcmp(t, "pass_statement") != 0
                && strcmp(t, "raise_statement") != 0 && strcmp(t, "global_statement") != 0
-               && strcmp(t, "nonlocal_statement") != 0 && strcmp(t, "match_statement") != 0
+               && strcmp(t, "nonlocal_statement") != 0
                && strcmp(t, "delete_statement") != 0 && strcmp(t, "assert_statement") != 0
                && strcmp(t, "type_alias_statement") != 0) {
         eval(e, s);  /* a bare expression: a call, usually */

@@ -199,8 +199,12 @@ static resolved_dtype model_auto(resolver *r, const char *engine, const checkpoi
 static resolved_dtype resolve_model(resolver *r, const char *engine, const dtype_decl *md, const checkpoint *ck,
                                     const char *why)
 {
-    if (r->opt && r->opt->whatif_model != KVN_DTYPE_INVALID)
+    if (r->opt && r->opt->whatif_model != KVN_DTYPE_INVALID) {
+        /* `--dtype auto` replaces the declared dtype with the engine's auto chain. */
+        if (is_auto(r->opt->whatif_model))
+            return model_auto(r, engine, ck, why);
         return (resolved_dtype){ r->opt->whatif_model, NULL, "what-if --dtype", NULL };
+    }
     if (md && md->dtype == KVN_DTYPE_INVALID)
         return rejected(r, md);
     if (md && !is_auto(md->dtype))
@@ -214,8 +218,11 @@ static resolved_dtype resolve_model(resolver *r, const char *engine, const dtype
 static resolved_dtype resolve_kv(resolver *r, bool rocm, const dtype_decl *kd, const checkpoint *ck,
                                  const resolved_dtype *model)
 {
-    if (r->opt && r->opt->whatif_kv != KVN_DTYPE_INVALID)
-        return (resolved_dtype){ on_platform(rocm, NULL, r->opt->whatif_kv), NULL, "what-if --kv-cache-dtype", NULL };
+    if (r->opt && r->opt->whatif_kv != KVN_DTYPE_INVALID) {
+        if (!is_auto(r->opt->whatif_kv))
+            return (resolved_dtype){ on_platform(rocm, NULL, r->opt->whatif_kv), NULL, "what-if --kv-cache-dtype", NULL };
+        kd = NULL; /* `--kv-cache-dtype auto`: the declared dtype is replaced by the auto chain below */
+    }
     if (kd && kd->dtype == KVN_DTYPE_INVALID)
         return rejected(r, kd);
     if (kd && !is_auto(kd->dtype))

@@ -37,6 +37,11 @@ expect_contains "rocm: flag in deployments" "$tmpdir/rocm.out" '"rocm": true'
 run whatif "$cfg/checkpoint" --kv-cache-dtype fp8_e5m2 --dtype float16 .
 expect_contains "what-if kv" "$tmpdir/whatif.out" '"how": "what-if --kv-cache-dtype"'
 expect_contains "what-if model" "$tmpdir/whatif.out" '"how": "what-if --dtype"'
+# `--kv-cache-dtype auto` / `--dtype auto` replace declared dtypes with the engines' auto chains.
+run whatif-auto "$top_srcdir/examples/adapter-router" --kv-cache-dtype auto --dtype auto .
+expect_contains "what-if auto kv follows the model" "$tmpdir/whatif-auto.out" '"how": "auto: model dtype"'
+expect_contains "what-if auto model from the checkpoint" "$tmpdir/whatif-auto.out" '"how": "auto: checkpoint torch_dtype"'
+expect_not_contains "what-if auto replaces declared fp8" "$tmpdir/whatif-auto.out" '"dtype": "fp8_e4m3"'
 
 # .kvlint.yaml: assume, ranges, platform, and errors with line:col.
 run project "$cfg/project/good" .

@@ -25,3 +25,5 @@ CHECK_TEST_LIBS = $(KV_LIBS) $(CHECK_LIBS)
 EXTRA_DIST += tests/e2e/lib.sh tests/fixtures
 TESTS += tests/e2e/readme_example.sh
 EXTRA_DIST += tests/e2e/readme_example.sh
+TESTS += tests/e2e/matrix_ranges.sh
+EXTRA_DIST += tests/e2e/matrix_ranges.sh

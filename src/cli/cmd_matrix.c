@@ -3,7 +3,8 @@
  * PATH, every modelled KV-cache dtype x model dtype gets a verdict: safe, or unsafe with the rule
  * that fires first and the line it points at. Each cell is one synthetic deployment evaluated by
  * the same rules as `check` (config-level rules such as invalid names are left out: a cell has no
- * config). Integer ranges (num_adapters, ...) come from the deployments found under PATH.
+ * config). Integer ranges (num_adapters, ...) come from the deployments found under PATH: the
+ * widest of each name.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -58,13 +59,28 @@ static bool modelled_kv(kvn_dtype d)
            !(i->kind == KVN_KIND_ELEMENT && (i->elem == KVN_E2M1 || i->elem == KVN_E8M0));
 }
 
-/* Ranges and platform the scanned deployments declare (the checkpoint's num_adapters, ...). */
-static const deployment *range_source(const deployment_set *ds)
+/* The id ranges the scanned deployments declare (the checkpoint's num_adapters, a command's
+ * --max-model-len, ...), the widest of each name: a matrix cell stands for any deployment of the
+ * code, so it must hold the largest range any of them allows. Heap array, caller frees. */
+static id_range *widest_ranges(const deployment_set *ds, size_t *n)
 {
+    size_t total = 0;
     for (size_t i = 0; i < ds->n; i++)
-        if (ds->v[i].nranges)
-            return &ds->v[i];
-    return ds->n ? &ds->v[0] : NULL;
+        total += ds->v[i].nranges;
+    id_range *out = xcalloc(total ? total : 1, sizeof *out);
+    *n = 0;
+    for (size_t i = 0; i < ds->n; i++)
+        for (size_t k = 0; k < ds->v[i].nranges; k++) {
+            const id_range *r = &ds->v[i].ranges[k];
+            size_t j = 0;
+            while (j < *n && strcmp(out[j].name, r->name) != 0)
+                j++;
+            if (j == *n)
+                out[(*n)++] = *r;
+            else if (r->max_id > out[j].max_id)
+                out[j] = *r;
+        }
+    return out;
 }
 
 /* Config-level rules say nothing about a cell. */
@@ -86,7 +102,8 @@ static const char **cell_ignores(const rule_set *rules, const eval_options *base
 
 static void evaluate_cells(matrix *m, const rule_set *rules, const session *s, const eval_options *base)
 {
-    const deployment *src = range_source(s->deployments);
+    size_t nranges;
+    id_range *ranges = widest_ranges(s->deployments, &nranges);
     eval_options eo = *base;
     eo.ignore = cell_ignores(rules, base);
     for (size_t i = 0; i < m->nkv; i++)
@@ -96,8 +113,8 @@ static void evaluate_cells(matrix *m, const rule_set *rules, const session *s, c
                 .kv = { .dtype = m->kvs[i], .how = "matrix cell" },
                 .model = { .dtype = m->models[j], .how = "matrix cell" },
                 .rocm = s->project->rocm,
-                .ranges = src ? src->ranges : NULL,
-                .nranges = src ? src->nranges : 0,
+                .ranges = ranges,
+                .nranges = nranges,
             };
             deployment_set ds = { NULL, &d, 1 };
             finding_list *l = evaluate(rules, s->scan->files, s->scan->n, &ds, &eo);
@@ -112,6 +129,7 @@ static void evaluate_cells(matrix *m, const rule_set *rules, const session *s, c
             m->lists[i * 3 + j] = l;
         }
     free((void *)eo.ignore);
+    free(ranges);
 }
 
 static void cell_text(const cell *c, char *buf, size_t n)

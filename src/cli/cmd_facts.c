@@ -105,6 +105,16 @@ static void text_value(const kv_value *v)
         printf(" (from %s:%u:%u)", v->origin.path, v->origin.line, v->origin.col);
 }
 
+/* "path:line:col: construction torch.full in self.dtype: <value>" and the int-cast twin. */
+static void text_value_in_dtype(const kv_loc *loc, const char *what, const char *api, const char *prep,
+                                const dtype_ref *d, const kv_value *v)
+{
+    printf("%s:%u:%u: %s %s %s %s: ", loc->path, loc->line, loc->col, what, api, prep,
+           d->text ? d->text : dref_kind_name(d->kind));
+    text_value(v);
+    putchar('\n');
+}
+
 static void print_text(const session *s)
 {
     for (size_t fi = 0; fi < s->scan->n; fi++) {
@@ -121,17 +131,11 @@ static void print_text(const session *s)
         }
         for (size_t k = 0; k < f->constructions.n; k++) {
             const construction_fact *x = &f->constructions.v[k];
-            printf("%s:%u:%u: construction %s in %s: ", x->loc.path, x->loc.line, x->loc.col, x->api,
-                   x->dtype.text ? x->dtype.text : dref_kind_name(x->dtype.kind));
-            text_value(&x->value);
-            putchar('\n');
+            text_value_in_dtype(&x->loc, "construction", x->api, "in", &x->dtype, &x->value);
         }
         for (size_t k = 0; k < f->casts.n; k++) {
             const intcast_fact *x = &f->casts.v[k];
-            printf("%s:%u:%u: int-cast %s to %s: ", x->loc.path, x->loc.line, x->loc.col, x->api,
-                   x->dtype.text ? x->dtype.text : dref_kind_name(x->dtype.kind));
-            text_value(&x->value);
-            putchar('\n');
+            text_value_in_dtype(&x->loc, "int-cast", x->api, "to", &x->dtype, &x->value);
         }
         for (size_t k = 0; k < f->ariths.n; k++) {
             const arith_fact *x = &f->ariths.v[k];

@@ -73,7 +73,6 @@ static int file_exists(const char *p)
 
 const char *kvlint_datadir(void)
 {
-    static char buf[PATH_MAX];
     const char *env = getenv("KVLINT_DATADIR");
     if (env && *env)
         return env;
@@ -85,13 +84,8 @@ const char *kvlint_datadir(void)
         char *slash = strrchr(exe, '/');
         if (slash) {
             *slash = '\0';
-            if (strcmp(exe, KVLINT_BUILD_SRCDIR_BIN) == 0) {
-                snprintf(buf, sizeof buf, "%s", KVLINT_SOURCE_DIR);
-                char probe[PATH_MAX + 16];
-                snprintf(probe, sizeof probe, "%s/rules", buf);
-                if (file_exists(probe))
-                    return buf;
-            }
+            if (strcmp(exe, KVLINT_BUILD_SRCDIR_BIN) == 0 && file_exists(KVLINT_SOURCE_DIR "/rules"))
+                return KVLINT_SOURCE_DIR;
         }
     }
     return KVLINT_PKGDATADIR;

@@ -3,7 +3,7 @@
  *
  * init() loads the sink table once (read-only afterwards); index() lists a file's module
  * constants without parsing; analyze() applies the prefilter, then parses with tree-sitter-python
- * (one parser per call, so threads share nothing) and evaluates (pyeval.c). Suppression comments
+ * (one parser per call, so threads share nothing) and evaluates (pystmt.c and the files of pyeval.h). Suppression comments
  * are collected lexically.
  *
  * The prefilter runs inside analyze() rather than in the scanner's prefilter slot because it needs

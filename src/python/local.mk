@@ -4,7 +4,9 @@ src_libkvlint_a_SOURCES += \
 	src/python/pyfe.h src/python/frontend.c \
 	src/python/pylex.c src/python/pysinks.c \
 	src/python/pyvalue.c src/python/pyvalue.h \
-	src/python/pyeval.c
+	src/python/pyeval.h src/python/pytree.c src/python/pyscope.c src/python/pytorch.c \
+	src/python/pyids.c src/python/pystore.c src/python/pycall.c src/python/pyexpr.c \
+	src/python/pystmt.c
 
 # The sink table, read at run time from $(pkgdatadir)/grammars/python. (Its own variable: this
 # fragment is included before grammars/local.mk, which defines dist_grammars_DATA.)

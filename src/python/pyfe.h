@@ -10,7 +10,10 @@
  *   pysinks.c  the sink table (grammars/python/sinks.tsv plus .kvlint.yaml sinks), loaded once.
  *   pyvalue.c  the abstract values the evaluator computes (value sets, intervals, steps;
  *              pyvalue.h).
- *   pyeval.c   the tree walker: flow-sensitive evaluation of one file, emitting facts.
+ *   pyeval.h   the evaluator: flow-sensitive evaluation of one file, emitting facts, in files by
+ *              concept: pytree.c (syntax tree access), pyscope.c (names, bindings, assignment),
+ *              pytorch.c (the torch model), pyids.c (id families), pystore.c (facts, sinks),
+ *              pycall.c (calls, summaries), pyexpr.c (expressions), pystmt.c (statements, entry).
  *   frontend.c the frontend struct, init/fini, the analyze driver.
  */
 #ifndef KV_PYFE_H
@@ -110,7 +113,7 @@ bool py_parse_suppression(const char *comment, size_t n, kv_arena *a, suppressio
 /* Every suppression comment of a file, into out->suppressions. */
 void py_collect_suppressions(const char *data, size_t len, kv_arena *a, file_facts *out);
 
-/* ---- analysis (pyeval.c) ---- */
+/* ---- analysis (pystmt.c; the evaluator's files share pyeval.h) ---- */
 
 /* Parse and evaluate one file into out, without the prefilter. */
 void py_analyze_file(const char *path, const char *data, size_t len, const fe_context *ctx, file_facts *out);

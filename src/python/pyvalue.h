@@ -24,7 +24,7 @@ enum { PV_MAX_VALUES = 8, PV_MAX_STEPS = 12, PV_MAX_ELEMS = 16 };
 typedef struct pv {
     kv_value v;
     size_t cons;
-    bool arg;   /* came in through an argument of the function being summarised (pyeval.c) */
+    bool arg;   /* came in through an argument of the function being summarised (pycall.c) */
 } pv;
 
 typedef enum av_tag {

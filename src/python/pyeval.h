@@ -1,0 +1,207 @@
+/*
+ * pyeval.h: the Python evaluator's internal interface, shared by the files that implement it
+ * (pytree.c, pyscope.c, pytorch.c, pyids.c, pystore.c, pycall.c, pyexpr.c, pystmt.c). Nothing
+ * outside src/python/ includes it; the rest of the front end sees py_analyze_file (pyfe.h).
+ *
+ * The evaluator walks tree-sitter-python's syntax tree statement by statement, in order, keeping
+ * an environment from names to abstract values (pyvalue.h). It is intra-procedural and
+ * flow-sensitive: both sides of a branch are evaluated and joined, a loop body once and joined
+ * with the state before it. Around that core:
+ *   - module constants, class constants and `self.x` set in __init__ are visible to the methods;
+ *   - calls of functions and methods of the same file are evaluated as summaries (arguments bound
+ *     to parameters, the joined return value comes back; no facts are emitted inside a summary,
+ *     each function is analysed on its own once, with its default arguments);
+ *   - `from .mod import NAME` reads the index of another scanned file (pylex.c);
+ *   - torch calls are modelled by name (full, where, cat, pad, to, masked_fill, ...); anything not
+ *     modelled yields an unknown value, which is how softmax/top-k/comparisons/torch.maximum stay
+ *     silent: a sentinel that only feeds them never reaches a sink.
+ * Facts are emitted where they happen: a store at the sink call or subscript store, a
+ * construction at the call that materialises a sentinel in a known dtype, an int-cast at the
+ * cast, an arithmetic fact at the operator, a dtype declaration at LLM(...)-like calls.
+ *
+ * The pieces call each other through the functions below (prefix pe_), each in the file named in
+ * its section: statements (pystmt) evaluate expressions (pyexpr), which dispatch calls (pycall) to
+ * the torch model (pytorch), to summaries of this file's functions, or to sinks (pystore); names
+ * are bound and looked up through pyscope; pytree reads the syntax tree.
+ *
+ * Limits (so that bad input never hangs or overflows the stack): recursion depth, summary depth,
+ * a budget of evaluated nodes per file and a cap on the arena; past a limit, values become unknown.
+ * It deliberately does not: follow attributes of objects other than `self`, model loops beyond
+ * one iteration, look inside f-strings, lambdas or decorators, or resolve imports of functions.
+ */
+#ifndef KV_PYEVAL_H
+#define KV_PYEVAL_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <tree_sitter/api.h>
+
+#include "python/pyfe.h"
+#include "python/pyvalue.h"
+
+enum {
+    MAX_DEPTH = 96,          /* nested expressions/statements evaluated */
+    MAX_CALL_DEPTH = 3,      /* nested summaries */
+    MAX_ARGS = 24,
+    MAX_TEXT = 160,          /* longest spelling copied into a fact */
+    ARENA_CAP = 256 << 20    /* per-file memory bound */
+};
+
+/* Field names of tree-sitter-python the evaluator reads; their ids are looked up once per file. */
+typedef enum fid { F_alias, F_alternative, F_argument, F_arguments, F_attribute, F_body, F_condition, F_consequence, F_definition, F_function, F_left, F_module_name, F_name, F_object, F_operator, F_parameters, F_right, F_subscript, F_value, F_COUNT } fid;
+
+/* ---- environments ---- */
+
+/* Values are immutable once bound, so an environment copy (a branch) copies pointers only, and a
+ * join touches only the bindings whose value pointer differs. */
+typedef struct binding {
+    const char *name;
+    uint32_t hash;
+    const aval *v;
+} binding;
+
+typedef struct env {
+    binding *v;
+    size_t n, cap;
+} env;
+
+typedef struct klass {
+    const char *name;
+    env attrs;     /* self.x as set in __init__ (joined over its assignments) */
+    env consts;    /* class body: constants and methods */
+    TSNode init;   /* __init__, or a null node */
+    bool init_done;
+} klass;
+
+typedef struct qfn {
+    TSNode node;
+    klass *cls;
+    bool done;
+} qfn;
+
+typedef struct summary {
+    int state;   /* 0 not computed, 1 being computed, 2 done */
+    aval v;
+} summary;
+
+typedef struct frame {
+    env locals;
+    aval ret;
+    bool has_ret;
+    bool is_init;
+    const char *self_name;
+    TSNode fn;
+    struct frame *up;
+} frame;
+
+typedef struct ev {
+    const char *path;
+    const char *src;
+    size_t len;
+    kv_arena *a;               /* the file's facts arena: everything a fact can point to */
+    kv_arena *s;               /* scratch, freed after the file: environments, children, summaries */
+    file_facts *out;
+    const fe_context *ctx;
+    const py_state *st;
+    env module;
+    env *cur;
+    klass *cls;
+    frame *fr;
+    ARENA_VEC(TSNode) nodes;   /* AV_FUNC / AV_CLASS targets */
+    ARENA_VEC(klass *) node_cls;
+    ARENA_VEC(qfn) queue;
+    int depth, call_depth, quiet;
+    size_t budget;
+    int decl_group;
+    klass *orphans;            /* methods found outside a class (syntax errors) */
+    ARENA_VEC(summary) summaries; /* per node id: the summary of a call without known arguments */
+    TSFieldId fields[F_COUNT];
+} ev;
+
+/* The arguments of one call, evaluated left to right. */
+typedef struct args {
+    TSNode pos[MAX_ARGS];
+    aval posv[MAX_ARGS];
+    size_t npos;
+    const char *kwname[MAX_ARGS];
+    TSNode kw[MAX_ARGS];
+    aval kwv[MAX_ARGS];
+    size_t nkw;
+    bool star;  /* *args or **kwargs present: positions after it are unknown */
+} args;
+
+/* Field names of tree-sitter-python the evaluator reads, indexed by fid (pystmt.c). */
+extern const char *const pe_field_names[F_COUNT];
+
+/* ---- tree access, text and locations (pytree.c) ---- */
+TSNode pe_fld(const ev *e, TSNode n, fid f);
+TSNode *pe_kids(ev *e, TSNode n, uint32_t *count);
+bool pe_is(TSNode n, const char *type);
+kv_loc pe_loc_of(const ev *e, TSNode n);
+const char *pe_text_of(ev *e, TSNode n);
+const char *pe_raw_text(ev *e, TSNode n);
+const char *pe_dotted(ev *e, TSNode n);
+const char *pe_base_name(ev *e, TSNode n);
+bool pe_budget_ok(ev *e);
+const char *pe_last_dotted(const char *s);
+bool pe_same_bytes(const ev *e, TSNode a, TSNode b);
+
+/* ---- environments, bindings, assignment targets, parameters, imports (pyscope.c) ---- */
+uint32_t pe_name_hash_n(const char *s, size_t n);
+const aval *pe_env_find_n(const env *en, const char *s, size_t n, uint32_t h);
+const aval *pe_env_get(const env *en, const char *name);
+void pe_env_set(kv_arena *a, env *en, const char *name, aval v);
+env pe_env_copy(kv_arena *a, const env *en);
+env pe_env_join(kv_arena *a, const env *x, const env *y);
+const char *pe_self_key(ev *e, TSNode attr_node);
+aval pe_lookup_self(ev *e, const char *key, TSNode at);
+void pe_set_name(ev *e, const char *name, aval v);
+const char *pe_var_key(ev *e, TSNode n);
+aval pe_lookup_key(ev *e, const char *key, TSNode at);
+void pe_update_key(ev *e, const char *key, aval v);
+void pe_write_into(ev *e, TSNode target, aval x, TSNode at, const char *what);
+void pe_assign(ev *e, TSNode target, aval v, TSNode at);
+void pe_bind_imports(ev *e, TSNode n);
+void pe_bind_params(ev *e, TSNode fn, const args *g);
+
+/* ---- the torch model: dtypes, fills, casts, torch functions and tensor methods (pytorch.c) ---- */
+dtype_ref pe_dref(ev *e, dref_kind k, TSNode at);
+aval pe_dtype_value(dtype_ref r, bool intdtype);
+bool pe_is_int_dtype(const dtype_ref *d);
+bool pe_torch_dtype_name(ev *e, const char *name, TSNode at, aval *out);
+bool pe_dtype_by_name(const char *name);
+dref_kind pe_dtype_kind_by_name(const char *name);
+aval pe_finfo_attr(ev *e, const aval *f, const char *attr, TSNode at);
+aval pe_torch_function(ev *e, const char *f, TSNode call, const args *g);
+aval pe_tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m, const args *g);
+
+/* ---- integer id families of names (pyids.c) ---- */
+aval pe_family_value(ev *e, const char *family, TSNode at);
+aval pe_refine_family(ev *e, const char *name, aval x, TSNode at);
+aval pe_default_for_name(ev *e, const char *name, TSNode at);
+
+/* ---- facts: stores at sinks, constructions, int-casts, arithmetic, dtype declarations (pystore.c) ---- */
+aval pe_constructions_for(ev *e, construction_kind k, const char *api, TSNode at, aval x, const dtype_ref *d);
+void pe_emit_intcast(ev *e, const char *api, TSNode at, const aval *x, const dtype_ref *d);
+void pe_emit_arith(ev *e, arith_kind k, TSNode at, const kv_value *a, const kv_value *b, const dtype_ref *d);
+void pe_store_direct(ev *e, TSNode at, const char *cache, TSNode tensor, aval x);
+void pe_store_sink_call(ev *e, const py_sink *s, const char *callee, TSNode call, const args *g);
+void pe_dtype_decls(ev *e, const char *callee_last, const char *origin, const args *g);
+aval pe_class_instance(ev *e, const char *class_name, TSNode call, const args *g);
+
+/* ---- calls: arguments, dispatch, summaries of functions of this file (pycall.c) ---- */
+const aval *pe_kwarg(const args *g, const char *name, TSNode *node);
+const aval *pe_arg(const args *g, int pos, const char *kw, TSNode *node);
+size_t pe_node_id(ev *e, TSNode n, klass *cls);
+aval pe_eval_call(ev *e, TSNode call);
+
+/* ---- expressions (pyexpr.c) ---- */
+aval pe_stepf(ev *e, const aval *x, TSNode at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+kv_value pe_value_make(ev *e, value_kind k, double lo, double hi, TSNode at);
+aval pe_number_value(ev *e, double x, TSNode at);
+aval pe_eval(ev *e, TSNode n);
+
+/* ---- statements and the file (pystmt.c) ---- */
+void pe_exec_block(ev *e, TSNode n);
+
+#endif

@@ -1,0 +1,419 @@
+/*
+ * pyexpr.c: expressions: literals, names, attributes, strings (float("-inf")), binary and unary
+ * operators (with the arithmetic facts on sentinels), sequences, comprehensions and conditionals.
+ * pe_eval is the one entry point, with the depth guard.
+ * Calls are pycall.c; statements are pystmt.c.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "python/pyeval.h"
+
+/* av_step with a formatted description, formatted only when there is a value to carry it. */
+aval pe_stepf(ev *e, const aval *x, TSNode at, const char *fmt, ...)
+{
+    if (x->tag != AV_VALUES || x->n == 0)
+        return *x;
+    va_list ap;
+    va_start(ap, fmt);
+    const char *what = arena_vprintf(e->a, fmt, ap);
+    va_end(ap);
+    return av_step(e->s, e->a, x, pe_loc_of(e, at), what);
+}
+
+kv_value pe_value_make(ev *e, value_kind k, double lo, double hi, TSNode at)
+{
+    kv_value v;
+    memset(&v, 0, sizeof v);
+    v.kind = k;
+    v.lo = lo;
+    v.hi = hi;
+    v.sym_scale = 1;
+    v.text = pe_text_of(e, at);
+    v.origin = pe_loc_of(e, at);
+    return v;
+}
+
+aval pe_number_value(ev *e, double x, TSNode at)
+{
+    value_kind k = fabs(x) >= PY_SENTINEL_MAGNITUDE ? VK_SENTINEL : VK_FLOAT;
+    kv_value v = pe_value_make(e, k, x, x, at);
+    return av_const(e->s, &v);
+}
+
+static aval eval_string(ev *e, TSNode n)
+{
+    /* string_start string_content? string_end: a plain literal; anything else is unknown */
+    uint32_t k = ts_node_named_child_count(n);
+    aval x = av_unknown();
+    x.tag = AV_STR;
+    x.other = false;
+    if (k == 2) {
+        x.str = "";
+        return x;
+    }
+    if (k != 3 || !pe_is(ts_node_named_child(n, 1), "string_content")
+        || ts_node_named_child_count(ts_node_named_child(n, 1)) != 0) {
+        x.str = NULL;
+        return x;
+    }
+    x.str = pe_raw_text(e, ts_node_named_child(n, 1));
+    return x;
+}
+
+static aval eval_attribute(ev *e, TSNode n)
+{
+    const char *key = pe_self_key(e, n);
+    if (key)
+        return pe_lookup_self(e, key, n);
+    TSNode objn = pe_fld(e, n, F_object);
+    const char *attr = pe_raw_text(e, pe_fld(e, n, F_attribute));
+    aval obj = pe_eval(e, objn);
+    if (obj.tag == AV_MODULE) {
+        aval d;
+        if (py_is_infinity_word(attr, strlen(attr)))
+            return pe_number_value(e, attr[0] == 'N' ? -INFINITY : INFINITY, n);
+        if (strcmp(obj.str, "torch") == 0 && pe_torch_dtype_name(e, attr, n, &d))
+            return d;
+        if (strcmp(attr, "functional") == 0 || strcmp(attr, "nn") == 0)
+            return obj;
+        aval imp = av_unknown();
+        imp.tag = AV_IMPORT;
+        imp.str = arena_printf(e->a, "%s.%s", obj.str, attr);
+        return imp;
+    }
+    if (obj.tag == AV_FINFO)
+        return pe_finfo_attr(e, &obj, attr, n);
+    if (obj.tag == AV_CLASS && obj.node_id < e->node_cls.n && e->node_cls.v[obj.node_id]) {
+        const aval *c = pe_env_get(&e->node_cls.v[obj.node_id]->consts, attr);  /* Klass.CONST */
+        if (c)
+            return *c;
+    }
+    if (obj.tag == AV_IMPORT) {
+        aval imp = obj;
+        imp.str = arena_printf(e->a, "%s.%s", obj.str, attr);
+        return imp;
+    }
+    if (strcmp(attr, "dtype") == 0) {
+        if (obj.tag == AV_VALUES && obj.has_dtype)
+            return pe_dtype_value(obj.dtype, obj.intdtype);
+        const char *b = pe_base_name(e, objn);
+        bool kv = b && py_is_cache_name(e->st, b, strlen(b));
+        return pe_dtype_value(pe_dref(e, kv ? DREF_KV : DREF_MODEL, n), false);
+    }
+    if (pe_dtype_by_name(attr))
+        return pe_dtype_value(pe_dref(e, pe_dtype_kind_by_name(attr), n), false);
+    if (obj.tag == AV_VALUES && obj.tensor && (strcmp(attr, "T") == 0 || strcmp(attr, "mT") == 0 || strcmp(attr, "data") == 0))
+        return obj;
+    const char *fam = py_name_family(attr, strlen(attr));
+    if (fam)
+        return pe_family_value(e, fam, n);
+    return av_unknown();
+}
+
+static aval eval_identifier(ev *e, TSNode n)
+{
+    uint32_t b = ts_node_start_byte(n), t = ts_node_end_byte(n);
+    const char *s = e->src + b;
+    size_t len = t > b ? t - b : 0;
+    uint32_t h = pe_name_hash_n(s, len);
+    const aval *v = pe_env_find_n(e->cur, s, len, h);
+    if (!v && e->cur != &e->module)
+        v = pe_env_find_n(&e->module, s, len, h);
+    if (v)
+        return *v;
+    return pe_default_for_name(e, pe_raw_text(e, n), n);
+}
+
+/* Whether the value of the sum n is only ever compared: `a + b == 0`, or `x = a + b` directly
+ * followed by `x = x == 0` (transformers' _update_causal_mask builds its padding test so). A sum
+ * that overflows to -inf orders and compares exactly as the finite sum would, so it is no hazard. */
+static bool sum_only_compared(ev *e, TSNode n)
+{
+    TSNode p = ts_node_parent(n);
+    while (!ts_node_is_null(p) && pe_is(p, "parenthesized_expression"))
+        n = p, p = ts_node_parent(p);
+    if (ts_node_is_null(p))
+        return false;
+    if (pe_is(p, "comparison_operator"))
+        return true;
+    if (!pe_is(p, "assignment"))
+        return false;
+    TSNode lhs = pe_fld(e, p, F_left), stmt = ts_node_parent(p);
+    if (ts_node_is_null(lhs) || !pe_is(lhs, "identifier") || ts_node_is_null(stmt) || !pe_is(stmt, "expression_statement"))
+        return false;
+    TSNode next = ts_node_next_named_sibling(stmt);
+    while (!ts_node_is_null(next) && pe_is(next, "comment"))
+        next = ts_node_next_named_sibling(next);
+    if (ts_node_is_null(next) || !pe_is(next, "expression_statement") || ts_node_named_child_count(next) != 1)
+        return false;
+    TSNode as = ts_node_named_child(next, 0);
+    if (!pe_is(as, "assignment"))
+        return false;
+    TSNode l2 = pe_fld(e, as, F_left), r2 = pe_fld(e, as, F_right);
+    if (ts_node_is_null(l2) || ts_node_is_null(r2) || !pe_same_bytes(e, l2, lhs) || !pe_is(r2, "comparison_operator"))
+        return false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(r2); i++) {
+        TSNode k = ts_node_named_child(r2, i);
+        if (pe_is(k, "identifier") && pe_same_bytes(e, k, lhs))
+            return true;
+    }
+    return false;
+}
+
+static aval eval_binary(ev *e, TSNode n)
+{
+    TSNode ln = pe_fld(e, n, F_left), rn = pe_fld(e, n, F_right), on = pe_fld(e, n, F_operator);
+    aval l = pe_eval(e, ln), r = pe_eval(e, rn);
+    const char *op = ts_node_is_null(on) ? "?" : ts_node_type(on);
+    if (strcmp(op, "@") == 0)
+        return av_unknown_tensor();
+    if (strcmp(op, "&") == 0 || strcmp(op, "|") == 0 || strcmp(op, "^") == 0) {
+        aval x = (l.tensor || r.tensor) ? av_unknown_tensor() : av_unknown();
+        x.binary = l.binary && r.binary;
+        return x;
+    }
+    if (strcmp(op, "+") != 0 && strcmp(op, "-") != 0 && strcmp(op, "*") != 0 && strcmp(op, "/") != 0
+        && strcmp(op, "**") != 0)
+        return (l.tensor || r.tensor) ? av_unknown_tensor() : av_unknown();
+    if (l.tag != AV_VALUES || r.tag != AV_VALUES)
+        return av_unknown();
+    double c;
+    bool tensor_ctx = l.tensor || r.tensor;
+    dtype_ref d = l.has_dtype ? l.dtype : r.has_dtype ? r.dtype : pe_dref(e, DREF_UNKNOWN, n);
+    if (!l.has_dtype && !r.has_dtype) {
+        /* the sentinel's own finfo dtype is the best guess of what the arithmetic runs in */
+        const aval *sv = av_has_sentinel(&l) ? &l : &r;
+        d.text = NULL;
+        for (size_t i = 0; i < sv->n; i++)
+            if (sv->vals[i].v.sym != SYM_NONE) {
+                d = sv->vals[i].v.sym_dtype;
+                break;
+            }
+    }
+    /* 1 - mask is a mask */
+    if (strcmp(op, "-") == 0 && av_single(&l, &c) && c == 1 && r.binary) {
+        aval x = r.tensor ? av_unknown_tensor() : av_unknown();
+        x.binary = true;
+        return x;
+    }
+    /* (1 - mask) * float("-inf"): 0 * inf is NaN wherever the mask is 1 */
+    if (strcmp(op, "*") == 0 && tensor_ctx && (l.binary || r.binary)) {
+        const aval *other = l.binary ? &r : &l;
+        for (size_t i = 0; i < other->n; i++)
+            if (isinf(other->vals[i].v.lo) && other->vals[i].v.sym == SYM_NONE) {
+                kv_value mask = pe_value_make(e, VK_INTEGER, 0, 1, l.binary ? ln : rn);
+                pe_emit_arith(e, ARITH_ZERO_TIMES_INF, n, &mask, &other->vals[i].v, &d);
+                break;
+            }
+    }
+    if ((strcmp(op, "+") == 0 || strcmp(op, "-") == 0) && tensor_ctx) {
+        bool ls = av_has_sentinel(&l), rs = av_has_sentinel(&r);
+        const aval *s = ls ? &l : &r;
+        const aval *o = ls ? &r : &l;
+        bool compared = (ls || rs) && sum_only_compared(e, n);
+        if (ls && rs && !compared)
+            pe_emit_arith(e, ARITH_SENTINEL_SUM, n, &l.vals[0].v, &r.vals[0].v, &d);
+        else if (!ls != !rs && o->other && !compared) {
+            for (size_t i = 0; i < s->n; i++)
+                if (s->vals[i].v.kind == VK_SENTINEL) {
+                    kv_value ov = pe_value_make(e, VK_UNKNOWN, 0, 0, ls ? rn : ln);
+                    pe_emit_arith(e, ARITH_SENTINEL_PLUS, n, &s->vals[i].v, &ov, &d);
+                    break;
+                }
+        }
+    }
+    return av_arith(e->s, op, &l, &r, pe_loc_of(e, n), pe_text_of(e, n));
+}
+
+static aval eval_seq(ev *e, TSNode n)
+{
+    uint32_t k;
+    TSNode *ks = pe_kids(e, n, &k);
+    aval x = av_unknown();
+    x.tag = AV_SEQ;
+    x.other = false;
+    size_t m = k < PV_MAX_ELEMS ? k : PV_MAX_ELEMS;
+    aval *el = arena_alloc(e->s, (m ? m : 1) * sizeof *el);
+    size_t j = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode c = ks[i];
+        aval v = pe_eval(e, c);
+        if (pe_is(c, "list_splat") || j >= m)
+            continue;
+        el[j++] = v;
+    }
+    x.elems = el;
+    x.nelems = j;
+    return x;
+}
+
+/* Comprehensions: bind the loop targets to unknowns and evaluate the element once, for facts. */
+static aval eval_comprehension(ev *e, TSNode n)
+{
+    env saved = pe_env_copy(e->s, e->cur);
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 1; i < k; i++) {
+        TSNode c = ts_node_named_child(n, i);
+        if (pe_is(c, "for_in_clause")) {
+            pe_eval(e, pe_fld(e, c, F_right));
+            pe_assign(e, pe_fld(e, c, F_left), av_unknown(), c);
+        }
+    }
+    if (k > 0)
+        pe_eval(e, ts_node_named_child(n, 0));
+    *e->cur = saved;
+    return av_unknown();
+}
+
+static aval eval_inner(ev *e, TSNode n)
+{
+    const char *t = ts_node_type(n);
+    switch (t[0]) {
+    case 'i':
+        if (strcmp(t, "identifier") == 0)
+            return eval_identifier(e, n);
+        if (strcmp(t, "integer") == 0) {
+            double x;
+            uint32_t b = ts_node_start_byte(n), z = ts_node_end_byte(n);
+            return py_parse_number(e->src + b, z - b, &x) ? pe_number_value(e, x, n) : av_unknown();
+        }
+        break;
+    case 'f':
+        if (strcmp(t, "float") == 0) {
+            double x;
+            uint32_t b = ts_node_start_byte(n), z = ts_node_end_byte(n);
+            return py_parse_number(e->src + b, z - b, &x) ? pe_number_value(e, x, n) : av_unknown();
+        }
+        break;
+    case 'c':
+        if (strcmp(t, "call") == 0)
+            return pe_eval_call(e, n);
+        if (strcmp(t, "conditional_expression") == 0 && ts_node_named_child_count(n) >= 3) {
+            aval a = pe_eval(e, ts_node_named_child(n, 0));
+            pe_eval(e, ts_node_named_child(n, 1));
+            aval b = pe_eval(e, ts_node_named_child(n, 2));
+            return av_join(e->s, &a, &b);
+        }
+        if (strcmp(t, "comparison_operator") == 0) {
+            bool tensor = false;
+            uint32_t k;
+            TSNode *ks = pe_kids(e, n, &k);
+            for (uint32_t i = 0; i < k; i++)
+                tensor |= pe_eval(e, ks[i]).tensor;
+            aval x = tensor ? av_unknown_tensor() : av_unknown();
+            x.binary = true;
+            return x;
+        }
+        if (strcmp(t, "concatenated_string") == 0)
+            return av_unknown();
+        break;
+    case 'a':
+        if (strcmp(t, "attribute") == 0)
+            return eval_attribute(e, n);
+        if (strcmp(t, "await") == 0 && ts_node_named_child_count(n))
+            return pe_eval(e, ts_node_named_child(n, 0));
+        break;
+    case 's':
+        if (strcmp(t, "string") == 0)
+            return eval_string(e, n);
+        if (strcmp(t, "subscript") == 0) {
+            aval v = pe_eval(e, pe_fld(e, n, F_value));
+            if (v.tag == AV_SEQ) {
+                double ix;
+                TSNode sn = pe_fld(e, n, F_subscript);
+                aval s = ts_node_is_null(sn) ? av_unknown() : pe_eval(e, sn);
+                if (av_single(&s, &ix) && ix >= 0 && ix < (double)v.nelems)
+                    return v.elems[(size_t)ix];
+                return av_unknown();
+            }
+            return v.tag == AV_VALUES && v.tensor ? v : av_unknown();
+        }
+        break;
+    case 'u':
+        if (strcmp(t, "unary_operator") == 0) {
+            TSNode op = ts_node_child(n, 0);
+            aval x = pe_eval(e, pe_fld(e, n, F_argument));
+            const char *o = ts_node_type(op);
+            if (strcmp(o, "-") == 0)
+                return av_negate(e->s, &x, pe_loc_of(e, n), pe_text_of(e, n));
+            if (strcmp(o, "~") == 0) {
+                aval r = x.tensor ? av_unknown_tensor() : av_unknown();
+                r.binary = x.binary;
+                return r;
+            }
+            return x;
+        }
+        break;
+    case 'b':
+        if (strcmp(t, "binary_operator") == 0)
+            return eval_binary(e, n);
+        if (strcmp(t, "boolean_operator") == 0) {
+            aval a = pe_eval(e, pe_fld(e, n, F_left)), b = pe_eval(e, pe_fld(e, n, F_right));
+            return av_join(e->s, &a, &b);
+        }
+        break;
+    case 'p':
+        if (strcmp(t, "parenthesized_expression") == 0 && ts_node_named_child_count(n))
+            return pe_eval(e, ts_node_named_child(n, 0));
+        break;
+    case 't':
+        if (strcmp(t, "tuple") == 0)
+            return eval_seq(e, n);
+        break;
+    case 'l':
+        if (strcmp(t, "list") == 0)
+            return eval_seq(e, n);
+        if (strcmp(t, "list_comprehension") == 0)
+            return eval_comprehension(e, n);
+        if (strcmp(t, "lambda") == 0)
+            return av_unknown();
+        break;
+    case 'e':
+        if (strcmp(t, "expression_list") == 0)
+            return eval_seq(e, n);
+        break;
+    case 'n':
+        if (strcmp(t, "named_expression") == 0) {
+            aval v = pe_eval(e, pe_fld(e, n, F_value));
+            pe_assign(e, pe_fld(e, n, F_name), v, n);
+            return v;
+        }
+        if (strcmp(t, "not_operator") == 0) {
+            pe_eval(e, pe_fld(e, n, F_argument));
+            return av_unknown();
+        }
+        break;
+    case 'g':
+        if (strcmp(t, "generator_expression") == 0)
+            return eval_comprehension(e, n);
+        break;
+    case 'd':
+        if (strcmp(t, "dictionary") == 0) {
+            uint32_t k;
+            TSNode *ks = pe_kids(e, n, &k);
+            for (uint32_t i = 0; i < k; i++) {
+                TSNode p = ks[i];
+                if (pe_is(p, "pair"))
+                    pe_eval(e, pe_fld(e, p, F_value));
+            }
+            return av_unknown();
+        }
+        break;
+    default:
+        break;
+    }
+    return av_unknown();
+}
+
+aval pe_eval(ev *e, TSNode n)
+{
+    if (ts_node_is_null(n) || e->depth >= MAX_DEPTH || !pe_budget_ok(e))
+        return av_unknown();
+    e->depth++;
+    aval r = eval_inner(e, n);
+    e->depth--;
+    return r;
+}

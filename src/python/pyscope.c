@@ -1,0 +1,387 @@
+/*
+ * pyscope.c: names and what they are bound to. Environments (hashed bindings, copied
+ * at branches and joined after them), module/class/self lookups, assignment targets (names, tuples,
+ * attributes of self, subscripts: a subscript store into a cache tensor is a store), parameters
+ * bound from a call's arguments or defaults, and imports (torch, math, numpy, from-imports of other
+ * scanned files through the index).
+ * It does not evaluate expressions (pyexpr.c) or model torch (pytorch.c).
+ */
+#include <string.h>
+
+#include "python/pyeval.h"
+
+static void assign_inner(ev *e, TSNode target, aval v, TSNode at);
+
+uint32_t pe_name_hash_n(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static uint32_t name_hash(const char *s)
+{
+    return pe_name_hash_n(s, strlen(s));
+}
+
+/* Look a name up by its bytes (no copy: identifiers are looked up straight from the source). */
+const aval *pe_env_find_n(const env *en, const char *s, size_t n, uint32_t h)
+{
+    for (size_t i = en->n; i-- > 0;)
+        if (en->v[i].hash == h && strncmp(en->v[i].name, s, n) == 0 && en->v[i].name[n] == '\0')
+            return en->v[i].v;
+    return NULL;
+}
+
+static const aval *env_find(const env *en, const char *name, uint32_t h)
+{
+    return pe_env_find_n(en, name, strlen(name), h);
+}
+
+const aval *pe_env_get(const env *en, const char *name)
+{
+    return env_find(en, name, name_hash(name));
+}
+
+static void env_bind(kv_arena *a, env *en, const char *name, uint32_t h, const aval *v)
+{
+    for (size_t i = en->n; i-- > 0;)
+        if (en->v[i].hash == h && strcmp(en->v[i].name, name) == 0) {
+            en->v[i].v = v;
+            return;
+        }
+    en->v = arena_grow(a, en->v, &en->cap, en->n + 1, sizeof *en->v);
+    en->v[en->n++] = (binding){ name, h, v };
+}
+
+void pe_env_set(kv_arena *a, env *en, const char *name, aval v)
+{
+    env_bind(a, en, name, name_hash(name), arena_memdup(a, &v, sizeof v));
+}
+
+env pe_env_copy(kv_arena *a, const env *en)
+{
+    env c = { NULL, en->n, en->n };
+    if (en->n)
+        c.v = arena_memdup(a, en->v, en->n * sizeof *en->v);
+    return c;
+}
+
+env pe_env_join(kv_arena *a, const env *x, const env *y)
+{
+    env r = pe_env_copy(a, x);
+    for (size_t i = 0; i < y->n; i++) {
+        const binding *b = &y->v[i];
+        if (i < r.n && r.v[i].name == b->name) {  /* same binding before the branches split */
+            if (r.v[i].v != b->v) {
+                aval j = av_join(a, r.v[i].v, b->v);
+                r.v[i].v = arena_memdup(a, &j, sizeof j);
+            }
+            continue;
+        }
+        const aval *old = env_find(&r, b->name, b->hash);
+        if (!old) {
+            env_bind(a, &r, b->name, b->hash, b->v);
+        } else if (old != b->v) {
+            aval j = av_join(a, old, b->v);
+            env_bind(a, &r, b->name, b->hash, arena_memdup(a, &j, sizeof j));
+        }
+    }
+    return r;
+}
+
+const char *pe_self_key(ev *e, TSNode attr_node)
+{
+    if (!e->fr || !e->fr->self_name)
+        return NULL;
+    TSNode obj = pe_fld(e, attr_node, F_object);
+    if (!pe_is(obj, "identifier") || strcmp(pe_raw_text(e, obj), e->fr->self_name) != 0)
+        return NULL;
+    return arena_printf(e->a, "self.%s", pe_raw_text(e, pe_fld(e, attr_node, F_attribute)));
+}
+
+aval pe_lookup_self(ev *e, const char *key, TSNode at)
+{
+    const aval *v = e->fr ? pe_env_get(&e->fr->locals, key) : NULL;
+    if (v)
+        return *v;
+    const char *attr = key + 5;
+    if (e->cls && (v = pe_env_get(&e->cls->attrs, attr)))
+        return *v;
+    if (e->cls && (v = pe_env_get(&e->cls->consts, attr)))
+        return *v;
+    return pe_default_for_name(e, attr, at);
+}
+
+void pe_set_name(ev *e, const char *name, aval v)
+{
+    pe_env_set(e->s, e->cur, name, v);
+}
+
+/* The variable a tensor expression names (k, self.k), for in-place updates; NULL otherwise. */
+const char *pe_var_key(ev *e, TSNode n)
+{
+    while (pe_is(n, "subscript"))
+        n = pe_fld(e, n, F_value);
+    if (pe_is(n, "identifier"))
+        return pe_raw_text(e, n);
+    if (pe_is(n, "attribute"))
+        return pe_self_key(e, n);
+    return NULL;
+}
+
+aval pe_lookup_key(ev *e, const char *key, TSNode at)
+{
+    if (strncmp(key, "self.", 5) == 0)
+        return pe_lookup_self(e, key, at);
+    const aval *v = pe_env_get(e->cur, key);
+    if (!v && e->cur != &e->module)
+        v = pe_env_get(&e->module, key);
+    return v ? *v : pe_default_for_name(e, key, at);
+}
+
+void pe_update_key(ev *e, const char *key, aval v)
+{
+    if (!key)
+        return;
+    if (strncmp(key, "self.", 5) == 0 && e->fr) {
+        pe_env_set(e->s, &e->fr->locals, key, v);
+        if (e->fr->is_init && e->cls) {
+            const aval *old = pe_env_get(&e->cls->attrs, key + 5);
+            pe_env_set(e->s, &e->cls->attrs, key + 5, old ? av_join(e->s, old, &v) : v);
+        }
+        return;
+    }
+    pe_set_name(e, key, v);
+}
+
+/* x written into part of target (k[..., 0] = x, k.masked_fill_(m, x)): join into the variable. */
+void pe_write_into(ev *e, TSNode target, aval x, TSNode at, const char *what)
+{
+    const char *cache = pe_base_name(e, target);
+    if (cache && py_is_cache_name(e->st, cache, strlen(cache))) {
+        pe_store_direct(e, at, cache, ts_node_is_null(target) ? at : target, x);
+        return;
+    }
+    const char *key = pe_var_key(e, target);
+    if (!key)
+        return;
+    aval old = pe_lookup_key(e, key, target);
+    if (old.tag != AV_VALUES)
+        return;
+    if (old.has_dtype && !x.tensor)
+        x = pe_constructions_for(e, CONS_SCALAR_FILL, what, at, x, &old.dtype);
+    else if (old.has_dtype && !(x.has_dtype && x.dtype.kind == old.dtype.kind))
+        x = pe_constructions_for(e, CONS_TENSOR_CAST, what, at, x, &old.dtype);
+    x = pe_stepf(e, &x, at, "written into %s", pe_text_of(e, target));
+    aval nv = av_join(e->s, &old, &x);
+    nv.has_dtype = old.has_dtype;
+    nv.dtype = old.dtype;
+    nv.intdtype = old.intdtype;
+    nv.binary = old.binary && x.binary;
+    nv.tensor = old.tensor || x.tensor;
+    pe_update_key(e, key, nv);
+}
+
+void pe_assign(ev *e, TSNode target, aval v, TSNode at)
+{
+    if (ts_node_is_null(target) || e->depth >= MAX_DEPTH)
+        return;
+    e->depth++;
+    assign_inner(e, target, v, at);
+    e->depth--;
+}
+
+static void assign_inner(ev *e, TSNode target, aval v, TSNode at)
+{
+    if (pe_is(target, "identifier")) {
+        const char *name = pe_raw_text(e, target);
+        v = pe_refine_family(e, name, v, target);
+        pe_set_name(e, name, pe_stepf(e, &v, target, "assigned to %s", name));
+        return;
+    }
+    if (pe_is(target, "attribute")) {
+        const char *key = pe_self_key(e, target);
+        if (key) {
+            v = pe_refine_family(e, key + 5, v, target);
+            pe_update_key(e, key, pe_stepf(e, &v, target, "assigned to %s", pe_text_of(e, target)));
+        }
+        return;
+    }
+    if (pe_is(target, "subscript")) {
+        pe_write_into(e, target, v, at, "[]=");
+        return;
+    }
+    if (pe_is(target, "pattern_list") || pe_is(target, "tuple_pattern") || pe_is(target, "list_pattern")
+        || pe_is(target, "tuple") || pe_is(target, "list") || pe_is(target, "parenthesized_expression")) {
+        uint32_t n = ts_node_named_child_count(target);
+        if (pe_is(target, "parenthesized_expression")) {
+            pe_assign(e, ts_node_named_child(target, 0), v, at);
+            return;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            TSNode t = ts_node_named_child(target, i);
+            if (v.tag == AV_SEQ && v.nelems == n)
+                pe_assign(e, t, v.elems[i], at);
+            else
+                pe_assign(e, t, v.tag == AV_VALUES && v.tensor ? v : av_unknown(), at);
+        }
+    }
+}
+
+void pe_bind_imports(ev *e, TSNode n)
+{
+    if (pe_is(n, "import_statement")) {
+        uint32_t k;
+        TSNode *ks = pe_kids(e, n, &k);
+        for (uint32_t i = 0; i < k; i++) {
+            TSNode c = ks[i];
+            const char *full = NULL, *alias = NULL;
+            if (pe_is(c, "aliased_import")) {
+                full = pe_raw_text(e, pe_fld(e, c, F_name));
+                alias = pe_raw_text(e, pe_fld(e, c, F_alias));
+            } else if (pe_is(c, "dotted_name")) {
+                full = pe_raw_text(e, c);
+                alias = arena_strndup(e->a, full, strcspn(full, "."));
+                full = alias;
+            }
+            if (!full)
+                continue;
+            aval m = av_unknown();
+            m.tag = AV_MODULE;
+            m.str = strncmp(full, "torch", 5) == 0 ? "torch" : strncmp(full, "numpy", 5) == 0 ? "numpy"
+                    : strcmp(full, "math") == 0 ? "math" : NULL;
+            if (!m.str) {
+                m.tag = AV_IMPORT;
+                m.str = full;
+            }
+            pe_set_name(e, alias, m);
+        }
+        return;
+    }
+    /* from M import a, b as c */
+    TSNode mod = pe_fld(e, n, F_module_name);
+    const char *mtext = ts_node_is_null(mod) ? "" : pe_raw_text(e, mod);
+    uint32_t nk;
+    TSNode *ks = pe_kids(e, n, &nk);
+    for (uint32_t i = 0; i < nk; i++) {
+        TSNode c = ks[i];
+        if (ts_node_eq(c, mod))
+            continue;
+        const char *name = NULL, *alias = NULL;
+        if (pe_is(c, "aliased_import")) {
+            name = pe_raw_text(e, pe_fld(e, c, F_name));
+            alias = pe_raw_text(e, pe_fld(e, c, F_alias));
+        } else if (pe_is(c, "dotted_name")) {
+            name = alias = pe_raw_text(e, c);
+        }
+        if (!name)
+            continue;
+        /* a constant exported by another scanned file? */
+        const py_export *x = NULL;
+        const char *xpath = NULL;
+        const char *tail = strrchr(mtext, '.');
+        tail = tail ? tail + 1 : mtext;
+        for (size_t k = 0; e->ctx && !x && k < e->ctx->nindexes; k++) {
+            const char *p = e->ctx->indexes[k].path;
+            const py_exports *ex = e->ctx->indexes[k].exports;
+            const char *slash = strrchr(p, '/');
+            const char *file = slash ? slash + 1 : p;
+            size_t tl = strlen(tail);
+            bool mod_match = *tail && strncmp(file, tail, tl) == 0 && strcmp(file + tl, ".py") == 0;
+            for (size_t j = 0; mod_match && ex && j < ex->n; j++)
+                if (strcmp(ex->v[j].name, name) == 0) {
+                    x = &ex->v[j];
+                    xpath = p;
+                }
+        }
+        if (x) {
+            kv_value v;
+            memset(&v, 0, sizeof v);
+            v.kind = x->sentinel ? VK_SENTINEL : VK_FLOAT;
+            v.lo = v.hi = x->value;
+            v.sym_scale = 1;
+            v.text = arena_strdup(e->a, x->text);
+            v.origin = kv_loc_make(arena_strdup(e->a, xpath), x->line, x->col, 0, 0);
+            aval a = av_const(e->s, &v);
+            pe_set_name(e, alias, pe_stepf(e, &a, c, "imported as %s", alias));
+            continue;
+        }
+        aval m = av_unknown();
+        m.tag = strncmp(mtext, "torch", 5) == 0 && strchr(name, '.') == NULL
+                && (strcmp(name, "nn") == 0 || strcmp(name, "functional") == 0) ? AV_MODULE : AV_IMPORT;
+        m.str = m.tag == AV_MODULE ? "torch" : arena_printf(e->a, "%s.%s", mtext, name);
+        pe_set_name(e, alias, m);
+    }
+}
+
+/* Bind a function's parameters in the current frame: from the call's arguments (a summary), else
+ * the default value, else what the name says (an id family, a dtype, a mask). The first parameter
+ * of a method (self/cls) is the frame's self. */
+void pe_bind_params(ev *e, TSNode fn, const args *g)
+{
+    TSNode ps = pe_fld(e, fn, F_parameters);
+    uint32_t k;
+    TSNode *ks = pe_kids(e, ps, &k);
+    size_t pos = 0;
+    bool first = true;
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode p = ks[i];
+        TSNode name = p, dflt = { 0 };
+        bool has_default = false;
+        if (pe_is(p, "default_parameter") || pe_is(p, "typed_default_parameter")) {
+            name = pe_fld(e, p, F_name);
+            dflt = pe_fld(e, p, F_value);
+            has_default = true;
+        } else if (pe_is(p, "typed_parameter")) {
+            name = ts_node_named_child(p, 0);
+        } else if (!pe_is(p, "identifier")) {
+            first = false;
+            continue;  /* *args, **kw, / and * markers */
+        }
+        if (ts_node_is_null(name) || !pe_is(name, "identifier"))
+            continue;
+        const char *nm = pe_raw_text(e, name);
+        if (first && e->cls && (strcmp(nm, "self") == 0 || strcmp(nm, "cls") == 0)) {
+            e->fr->self_name = nm;
+            first = false;
+            continue;
+        }
+        first = false;
+        aval v;
+        bool have = false;
+        if (g) {
+            const aval *a = pe_kwarg(g, nm, NULL);
+            if (!a && pos < g->npos && !g->star)
+                a = &g->posv[pos];
+            pos++;
+            if (a) {
+                v = pe_stepf(e, a, name, "passed as %s", nm);
+                if (v.tag == AV_VALUES && v.n) {
+                    pv *vals = arena_memdup(e->s, v.vals, v.n * sizeof *vals);
+                    for (size_t j = 0; j < v.n; j++)
+                        vals[j].arg = true;
+                    v.vals = vals;
+                }
+                have = true;
+            }
+        }
+        if (!have && has_default) {
+            env *saved = e->cur;
+            e->cur = &e->module;
+            v = pe_eval(e, dflt);
+            e->cur = saved;
+            have = !av_is_unknown(&v);
+        }
+        if (!have) {
+            const char *fam = py_name_family(nm, strlen(nm));
+            v = fam ? pe_family_value(e, fam, name) : pe_default_for_name(e, nm, name);
+            /* q: torch.Tensor, mask: Optional[Tensor]: a tensor ("Tensor" is a tensor word) */
+            if (v.tag == AV_VALUES && (pe_is(p, "typed_parameter") || pe_is(p, "typed_default_parameter"))
+                && strstr(pe_raw_text(e, p), "Tensor"))
+                v.tensor = true;
+        }
+        pe_env_set(e->s, &e->fr->locals, nm, v);
+    }
+}

@@ -1,0 +1,398 @@
+/*
+ * pystmt.c: statements and the whole file: blocks, branches (joined), loops (one pass,
+ * joined), try/except, match/case, class and function definitions, the queue that analyses every
+ * function once on its own, syntax-error notes, and py_analyze_file, the entry point.
+ * Expressions are pyexpr.c.
+ */
+#include <string.h>
+
+#include "python/grammar.h"
+#include "python/pyeval.h"
+
+const char *const pe_field_names[F_COUNT] = { "alias", "alternative", "argument", "arguments", "attribute", "body", "condition", "consequence", "definition", "function", "left", "module_name", "name", "object", "operator", "parameters", "right", "subscript", "value" };
+
+static void exec_stmt(ev *e, TSNode s);
+
+void pe_exec_block(ev *e, TSNode n)
+{
+    if (ts_node_is_null(n))
+        return;
+    uint32_t k;
+    TSNode *ks = pe_kids(e, n, &k);
+    for (uint32_t i = 0; i < k; i++)
+        exec_stmt(e, ks[i]);
+}
+
+static void exec_branches(ev *e, TSNode s)
+{
+    pe_eval(e, pe_fld(e, s, F_condition));
+    env before = pe_env_copy(e->s, e->cur);
+    pe_exec_block(e, pe_fld(e, s, F_consequence));
+    env acc = *e->cur;
+    bool has_else = false;
+    uint32_t k;
+    TSNode *ks = pe_kids(e, s, &k);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode c = ks[i];
+        if (!pe_is(c, "elif_clause") && !pe_is(c, "else_clause"))
+            continue;
+        *e->cur = pe_env_copy(e->s, &before);
+        if (pe_is(c, "elif_clause")) {
+            pe_eval(e, pe_fld(e, c, F_condition));
+            pe_exec_block(e, pe_fld(e, c, F_consequence));
+        } else {
+            has_else = true;
+            pe_exec_block(e, pe_fld(e, c, F_body));
+        }
+        acc = pe_env_join(e->s, &acc, e->cur);
+    }
+    if (!has_else)
+        acc = pe_env_join(e->s, &acc, &before);
+    *e->cur = acc;
+}
+
+/* A loop body runs zero or one time (as far as this analysis is concerned). */
+static void exec_loop(ev *e, TSNode s)
+{
+    if (pe_is(s, "for_statement")) {
+        aval it = pe_eval(e, pe_fld(e, s, F_right));
+        aval el = av_unknown();
+        if (it.tag == AV_SEQ && it.nelems > 0) {
+            el = it.elems[0];
+            for (size_t i = 1; i < it.nelems; i++)
+                el = av_join(e->s, &el, &it.elems[i]);
+        }
+        env before = pe_env_copy(e->s, e->cur);
+        pe_assign(e, pe_fld(e, s, F_left), el, s);
+        pe_exec_block(e, pe_fld(e, s, F_body));
+        *e->cur = pe_env_join(e->s, e->cur, &before);
+    } else {
+        pe_eval(e, pe_fld(e, s, F_condition));
+        env before = pe_env_copy(e->s, e->cur);
+        pe_exec_block(e, pe_fld(e, s, F_body));
+        *e->cur = pe_env_join(e->s, e->cur, &before);
+    }
+    TSNode alt = pe_fld(e, s, F_alternative);
+    if (!ts_node_is_null(alt))
+        pe_exec_block(e, pe_fld(e, alt, F_body));
+}
+
+static void exec_try(ev *e, TSNode s)
+{
+    env before = pe_env_copy(e->s, e->cur);
+    pe_exec_block(e, pe_fld(e, s, F_body));
+    env acc = *e->cur;
+    uint32_t k;
+    TSNode *ks = pe_kids(e, s, &k);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode c = ks[i];
+        if (pe_is(c, "except_clause") || pe_is(c, "except_group_clause")) {
+            *e->cur = pe_env_copy(e->s, &before);
+            for (uint32_t j = 0; j < ts_node_named_child_count(c); j++)
+                if (pe_is(ts_node_named_child(c, j), "block"))
+                    pe_exec_block(e, ts_node_named_child(c, j));
+            acc = pe_env_join(e->s, &acc, e->cur);
+        } else if (pe_is(c, "else_clause") || pe_is(c, "finally_clause")) {
+            *e->cur = acc;
+            for (uint32_t j = 0; j < ts_node_named_child_count(c); j++)
+                if (pe_is(ts_node_named_child(c, j), "block"))
+                    pe_exec_block(e, ts_node_named_child(c, j));
+            acc = *e->cur;
+        }
+    }
+    *e->cur = acc;
+}
+
+/* match s: case ...: each case runs from the state before the match, and no case may match: the
+ * state after is the join of all of them. Patterns bind nothing we track. */
+static void exec_match(ev *e, TSNode s)
+{
+    env before = pe_env_copy(e->s, e->cur), acc = before;
+    uint32_t k;
+    TSNode *ks = pe_kids(e, s, &k);
+    for (uint32_t i = 0; i < k; i++) {
+        if (!pe_is(ks[i], "block")) {
+            pe_eval(e, ks[i]);  /* the subject */
+            continue;
+        }
+        uint32_t nc;
+        TSNode *cases = pe_kids(e, ks[i], &nc);
+        for (uint32_t c = 0; c < nc; c++) {
+            if (!pe_is(cases[c], "case_clause"))
+                continue;
+            *e->cur = pe_env_copy(e->s, &before);
+            uint32_t nb;
+            TSNode *parts = pe_kids(e, cases[c], &nb);
+            for (uint32_t j = 0; j < nb; j++)
+                if (pe_is(parts[j], "block"))
+                    pe_exec_block(e, parts[j]);
+            acc = pe_env_join(e->s, &acc, e->cur);
+        }
+    }
+    *e->cur = acc;
+}
+
+static void exec_class(ev *e, TSNode s)
+{
+    klass *k = arena_zalloc(e->s, sizeof *k);
+    k->name = pe_raw_text(e, pe_fld(e, s, F_name));
+    klass *saved_cls = e->cls;
+    env *saved_cur = e->cur;
+    frame *saved_fr = e->fr;
+    aval c = av_unknown();
+    c.tag = AV_CLASS;
+    c.str = k->name;
+    c.node_id = pe_node_id(e, s, k);
+    pe_set_name(e, k->name, c);
+    e->cls = k;
+    e->cur = &k->consts;
+    e->fr = NULL;
+    pe_exec_block(e, pe_fld(e, s, F_body));
+    e->cls = saved_cls;
+    e->cur = saved_cur;
+    e->fr = saved_fr;
+}
+
+/* Is the first parameter of a function named self? */
+static bool takes_self(ev *e, TSNode fn)
+{
+    TSNode ps = pe_fld(e, fn, F_parameters);
+    if (ts_node_is_null(ps) || ts_node_named_child_count(ps) == 0)
+        return false;
+    TSNode p = ts_node_named_child(ps, 0);
+    if (pe_is(p, "typed_parameter"))
+        p = ts_node_named_child(p, 0);
+    return pe_is(p, "identifier") && strcmp(pe_raw_text(e, p), "self") == 0;
+}
+
+static void exec_def(ev *e, TSNode s)
+{
+    const char *name = pe_raw_text(e, pe_fld(e, s, F_name));
+    klass *cls = (e->cur == (e->cls ? &e->cls->consts : NULL)) ? e->cls : NULL;
+    if (!cls && !e->fr && takes_self(e, s)) {
+        /* a method whose class header did not parse: its siblings share one recovered class */
+        if (!e->orphans) {
+            e->orphans = arena_zalloc(e->s, sizeof *e->orphans);
+            e->orphans->name = "<recovered>";
+        }
+        cls = e->orphans;
+        pe_env_set(e->s, &cls->consts, name, (aval){ .tag = AV_FUNC, .node_id = pe_node_id(e, s, cls) });
+    }
+    aval f = av_unknown();
+    f.tag = AV_FUNC;
+    f.other = false;
+    f.node_id = pe_node_id(e, s, cls);
+    pe_set_name(e, name, f);
+    if (cls && strcmp(name, "__init__") == 0)
+        cls->init = s;
+    if (!e->quiet)
+        ARENA_PUSH(e->s, e->queue, ((qfn){ s, cls, false }));
+}
+
+static void exec_stmt(ev *e, TSNode s)
+{
+    if (e->depth >= MAX_DEPTH || !pe_budget_ok(e))
+        return;
+    e->depth++;
+    const char *t = ts_node_type(s);
+    if (strcmp(t, "expression_statement") == 0) {
+        uint32_t k;
+        TSNode *ks = pe_kids(e, s, &k);
+        for (uint32_t i = 0; i < k; i++)
+            exec_stmt(e, ks[i]);
+    } else if (strcmp(t, "assignment") == 0) {
+        TSNode right = pe_fld(e, s, F_right);
+        aval v;
+        if (!ts_node_is_null(right) && pe_is(right, "assignment")) {  /* a = b = c */
+            exec_stmt(e, right);
+            v = pe_eval(e, pe_fld(e, right, F_left));
+        } else {
+            v = pe_eval(e, right);
+        }
+        if (!ts_node_is_null(right))
+            pe_assign(e, pe_fld(e, s, F_left), v, s);
+    } else if (strcmp(t, "augmented_assignment") == 0) {
+        TSNode left = pe_fld(e, s, F_left);
+        aval r = pe_eval(e, pe_fld(e, s, F_right));
+        TSNode on = pe_fld(e, s, F_operator);
+        char op[4] = { 0 };
+        const char *ot = ts_node_is_null(on) ? "" : ts_node_type(on);
+        size_t ol = strlen(ot) > 1 ? strlen(ot) - 1 : 0;
+        if (ol < sizeof op)
+            memcpy(op, ot, ol);
+        bool arith = (ol == 1 && strchr("+-*/", op[0])) || strcmp(op, "**") == 0;
+        if (pe_is(left, "subscript")) {
+            pe_write_into(e, left, r, s, "[]=");
+        } else {
+            aval l = pe_eval(e, left);
+            pe_assign(e, left, arith ? av_arith(e->s, op, &l, &r, pe_loc_of(e, s), pe_text_of(e, s))
+                                                              : av_unknown(), s);
+        }
+    } else if (strcmp(t, "return_statement") == 0) {
+        aval v = ts_node_named_child_count(s) ? pe_eval(e, ts_node_named_child(s, 0)) : av_unknown();
+        if (e->fr) {
+            e->fr->ret = e->fr->has_ret ? av_join(e->s, &e->fr->ret, &v) : v;
+            e->fr->has_ret = true;
+        }
+    } else if (strcmp(t, "if_statement") == 0) {
+        exec_branches(e, s);
+    } else if (strcmp(t, "for_statement") == 0 || strcmp(t, "while_statement") == 0) {
+        exec_loop(e, s);
+    } else if (strcmp(t, "try_statement") == 0) {
+        exec_try(e, s);
+    } else if (strcmp(t, "match_statement") == 0) {
+        exec_match(e, s);
+    } else if (strcmp(t, "with_statement") == 0) {
+        TSNode wc = ts_node_named_child(s, 0);
+        for (uint32_t i = 0; !ts_node_is_null(wc) && i < ts_node_named_child_count(wc); i++) {
+            TSNode item = ts_node_named_child(wc, i);
+            TSNode v = pe_fld(e, item, F_value);
+            if (!ts_node_is_null(v) && pe_is(v, "as_pattern")) {
+                pe_eval(e, ts_node_named_child(v, 0));
+                TSNode al = pe_fld(e, v, F_alias);
+                if (!ts_node_is_null(al) && ts_node_named_child_count(al))
+                    pe_assign(e, ts_node_named_child(al, 0), av_unknown(), item);
+            } else if (!ts_node_is_null(v)) {
+                pe_eval(e, v);
+            }
+        }
+        pe_exec_block(e, pe_fld(e, s, F_body));
+    } else if (strcmp(t, "function_definition") == 0) {
+        exec_def(e, s);
+    } else if (strcmp(t, "class_definition") == 0) {
+        exec_class(e, s);
+    } else if (strcmp(t, "decorated_definition") == 0) {
+        exec_stmt(e, pe_fld(e, s, F_definition));
+    } else if (strcmp(t, "import_statement") == 0 || strcmp(t, "import_from_statement") == 0) {
+        pe_bind_imports(e, s);
+    } else if (strcmp(t, "block") == 0) {
+        pe_exec_block(e, s);
+    } else if (strcmp(t, "ERROR") != 0 && strcmp(t, "comment") != 0 && strcmp(t, "pass_statement") != 0
+               && strcmp(t, "raise_statement") != 0 && strcmp(t, "global_statement") != 0
+               && strcmp(t, "nonlocal_statement") != 0
+               && strcmp(t, "delete_statement") != 0 && strcmp(t, "assert_statement") != 0
+               && strcmp(t, "type_alias_statement") != 0) {
+        pe_eval(e, s);  /* a bare expression: a call, usually */
+    }
+    e->depth--;
+}
+
+static void analyse_function(ev *e, qfn *q)
+{
+    if (q->done)
+        return;
+    q->done = true;
+    frame fr;
+    memset(&fr, 0, sizeof fr);
+    fr.fn = q->node;
+    fr.is_init = q->cls && ts_node_eq(q->cls->init, q->node);
+    e->fr = &fr;
+    e->cls = q->cls;
+    e->cur = &fr.locals;
+    pe_bind_params(e, q->node, NULL);
+    pe_exec_block(e, pe_fld(e, q->node, F_body));
+    e->fr = NULL;
+    e->cls = NULL;
+    e->cur = &e->module;
+}
+
+static void analyse_queue(ev *e)
+{
+    for (size_t i = 0; i < e->queue.n; i++) {
+        qfn q = e->queue.v[i];
+        if (q.done)
+            continue;
+        /* __init__ first, so that the other methods see self.x */
+        if (q.cls && !q.cls->init_done && !ts_node_is_null(q.cls->init)) {
+            q.cls->init_done = true;
+            for (size_t j = i; j < e->queue.n; j++)
+                if (ts_node_eq(e->queue.v[j].node, q.cls->init)) {
+                    qfn init = e->queue.v[j];
+                    analyse_function(e, &init);
+                    e->queue.v[j].done = true;
+                }
+        }
+        q = e->queue.v[i];
+        analyse_function(e, &q);
+        e->queue.v[i].done = true;
+    }
+}
+
+/* Where to point a syntax-error note: the first ERROR or MISSING node in document order; inside an
+ * ERROR whose children are all intact (tree-sitter wrapped whole statements), the first child
+ * that is not a complete statement. */
+static TSNode first_error(TSNode n, int depth)
+{
+    if (depth > MAX_DEPTH)
+        return n;
+    if (ts_node_is_missing(n))
+        return n;
+    uint32_t k = ts_node_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode c = ts_node_child(n, i);
+        if (ts_node_has_error(c))
+            return first_error(c, depth + 1);
+    }
+    if (pe_is(n, "ERROR"))
+        for (uint32_t i = 0; i < k; i++) {
+            TSNode c = ts_node_child(n, i);
+            const char *t = ts_node_type(c);
+            size_t l = strlen(t);
+            if (!(l > 10 && strcmp(t + l - 10, "_statement") == 0) && !(l > 11 && strcmp(t + l - 11, "_definition") == 0)
+                && strcmp(t, "comment") != 0)
+                return c;
+        }
+    return n;
+}
+
+static void note_syntax_error(ev *e, TSNode root)
+{
+    TSPoint p = ts_node_start_point(first_error(root, 0));
+    diag_add(&e->out->diags, DIAG_NOTE, e->out->path, p.row + 1, p.column + 1,
+             "syntax error: facts come from the parts of the file that parse");
+}
+
+void py_analyze_file(const char *path, const char *data, size_t len, const fe_context *ctx, file_facts *out)
+{
+    (void)path;
+    if (len > UINT32_MAX)
+        return;
+    TSParser *parser = ts_parser_new();
+    if (!parser || !ts_parser_set_language(parser, tree_sitter_python())) {
+        diag_add(&out->diags, DIAG_ERROR, out->path, 0, 0, "cannot load the tree-sitter-python grammar");
+        if (parser)
+            ts_parser_delete(parser);
+        return;
+    }
+    TSTree *tree = ts_parser_parse_string(parser, NULL, data, (uint32_t)len);
+    if (!tree) {
+        diag_add(&out->diags, DIAG_NOTE, out->path, 0, 0, "not parsed");
+        ts_parser_delete(parser);
+        return;
+    }
+    TSNode root = ts_tree_root_node(tree);
+    ev e;
+    memset(&e, 0, sizeof e);
+    e.path = out->path;
+    e.src = data;
+    e.len = len;
+    e.a = out->arena;
+    e.out = out;
+    e.s = arena_new();
+    e.ctx = ctx;
+    e.st = ctx ? ctx->state : NULL;
+    e.cur = &e.module;
+    e.budget = 100000 + 10 * (size_t)len;  /* about 40 evaluations per syntax node, summaries included */
+    for (int f = 0; f < F_COUNT; f++)
+        e.fields[f] = ts_language_field_id_for_name(tree_sitter_python(), pe_field_names[f], (uint32_t)strlen(pe_field_names[f]));
+    if (ts_node_has_error(root))
+        note_syntax_error(&e, root);
+    pe_exec_block(&e, root);
+    analyse_queue(&e);
+    bool stopped = e.budget == 0 || arena_bytes(e.a) + arena_bytes(e.s) > ARENA_CAP;
+    arena_free(e.s);
+    if (stopped)
+        diag_add(&out->diags, DIAG_NOTE, out->path, 0, 0, "analysis stopped early: file too complex (facts may be missing)");
+    ts_tree_delete(tree);
+    ts_parser_delete(parser);
+}

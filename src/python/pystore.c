@@ -1,0 +1,291 @@
+/*
+ * pystore.c: the facts the evaluator emits: a store where a value reaches a sink (a sink call
+ * from the table in pysinks.c, or a direct write into a cache tensor), constructions of sentinels in a
+ * known dtype, int-casts, arithmetic on sentinels, and dtype declarations at LLM(...)-like calls.
+ * Outside summaries every fact is emitted; inside a summary only facts about values that came in
+ * through the call's arguments are (deduplicated).
+ * It does not decide whether a fact is a finding (src/check).
+ */
+#include <string.h>
+
+#include "python/pyeval.h"
+
+static bool kw_spelled(ev *e, const args *g, const char *kw, const char *const *words);
+
+/* ---- facts ----
+ *
+ * Outside summaries every fact is emitted. Inside a summary (a call of a function of this file),
+ * only facts about values that came in through the call's arguments are: the helper
+ * `make_mask(shape, -1e9, self.dtype)` materialises the caller's -1e9, which the helper's own
+ * analysis (with unknown parameters) cannot see. Such facts are deduplicated (several callers may
+ * pass the same constant). */
+
+static bool same_loc(const kv_loc *a, const kv_loc *b)
+{
+    return a->line == b->line && a->col == b->col
+           && (a->path == b->path || (a->path && b->path && strcmp(a->path, b->path) == 0));
+}
+
+static size_t emit_construction(ev *e, construction_kind k, const char *api, TSNode at, const kv_value *v,
+                                const dtype_ref *d)
+{
+    kv_loc here = pe_loc_of(e, at);
+    if (e->quiet)
+        for (size_t i = 0; i < e->out->constructions.n; i++) {
+            const construction_fact *o = &e->out->constructions.v[i];
+            if (same_loc(&o->loc, &here) && same_loc(&o->value.origin, &v->origin) && o->api == api
+                && o->dtype.kind == d->kind && o->value.lo == v->lo && o->value.sym_scale == v->sym_scale)
+                return i + 1;
+        }
+    construction_fact c;
+    memset(&c, 0, sizeof c);
+    c.loc = pe_loc_of(e, at);
+    c.kind = k;
+    c.api = api;
+    c.value = *v;
+    c.dtype = *d;
+    ARENA_PUSH(e->a, e->out->constructions, c);
+    return e->out->constructions.n;
+}
+
+/* Record a construction for each sentinel of x (materialised in dtype d); returns x with the
+ * sentinels marked so that a later store can say the construction reaches the cache. */
+aval pe_constructions_for(ev *e, construction_kind k, const char *api, TSNode at, aval x, const dtype_ref *d)
+{
+    if (x.tag != AV_VALUES || !av_has_sentinel(&x) || pe_is_int_dtype(d))
+        return x;
+    pv *vals = arena_memdup(e->s, x.vals, x.n * sizeof *vals);
+    for (size_t i = 0; i < x.n; i++)
+        if (vals[i].v.kind == VK_SENTINEL && (!e->quiet || vals[i].arg))
+            vals[i].cons = emit_construction(e, k, api, at, &vals[i].v, d);
+    x.vals = vals;
+    return x;
+}
+
+void pe_emit_intcast(ev *e, const char *api, TSNode at, const aval *x, const dtype_ref *d)
+{
+    kv_value hull;
+    if (x->binary || !av_integer_hull(x, &hull))
+        return;
+    kv_loc here = pe_loc_of(e, at);
+    if (e->quiet) {
+        bool from_arg = false;
+        for (size_t i = 0; i < x->n; i++)
+            from_arg |= x->vals[i].v.kind == VK_INTEGER && x->vals[i].arg;
+        if (!from_arg)
+            return;
+        for (size_t i = 0; i < e->out->casts.n; i++)
+            if (same_loc(&e->out->casts.v[i].loc, &here) && same_loc(&e->out->casts.v[i].value.origin, &hull.origin))
+                return;
+    }
+    intcast_fact c;
+    memset(&c, 0, sizeof c);
+    c.loc = here;
+    c.api = api;
+    c.value = hull;
+    c.dtype = *d;
+    ARENA_PUSH(e->a, e->out->casts, c);
+}
+
+void pe_emit_arith(ev *e, arith_kind k, TSNode at, const kv_value *a, const kv_value *b, const dtype_ref *d)
+{
+    if (e->quiet)
+        return;
+    arith_fact f;
+    memset(&f, 0, sizeof f);
+    f.loc = pe_loc_of(e, at);
+    f.kind = k;
+    if (a)
+        f.a = *a;
+    if (b)
+        f.b = *b;
+    f.dtype = *d;
+    ARENA_PUSH(e->a, e->out->ariths, f);
+}
+
+static void emit_store(ev *e, TSNode at, sink_family fam, const char *sink, const char *engine,
+                       kv_operand op, TSNode tensor, aval x)
+{
+    if (x.tag != AV_VALUES || x.n == 0)
+        return;
+    if (e->quiet) {
+        /* keep the values that came from the caller; skip a store made before */
+        pv *keep = arena_alloc(e->s, x.n * sizeof *keep);
+        size_t k = 0;
+        for (size_t i = 0; i < x.n; i++)
+            if (x.vals[i].arg)
+                keep[k++] = x.vals[i];
+        if (k == 0)
+            return;
+        kv_loc here = pe_loc_of(e, at);
+        for (size_t i = 0; i < e->out->stores.n; i++) {
+            const store_fact *o = &e->out->stores.v[i];
+            if (same_loc(&o->loc, &here) && o->operand == op && o->nvalues
+                && same_loc(&o->values[0].origin, &keep[0].v.origin))
+                return;
+        }
+        x.other = x.other || k < x.n;
+        x.vals = keep;
+        x.n = (unsigned char)k;
+    }
+    const char *t = pe_text_of(e, tensor);
+    x = pe_stepf(e, &x, at, "stored by %s as %s", sink, operand_name(op));
+    store_fact s;
+    memset(&s, 0, sizeof s);
+    s.loc = pe_loc_of(e, at);
+    s.family = fam;
+    s.sink = arena_strdup(e->a, sink);  /* the sink table does not outlive the scan */
+    s.engine = engine ? arena_strdup(e->a, engine) : NULL;
+    s.operand = op;
+    s.tensor = t;
+    kv_value *vals = arena_alloc(e->a, x.n * sizeof *vals);
+    for (size_t i = 0; i < x.n; i++) {
+        vals[i] = x.vals[i].v;
+        size_t c = x.vals[i].cons;
+        if (c && c <= e->out->constructions.n)
+            e->out->constructions.v[c - 1].reaches_cache = true;
+    }
+    s.values = vals;
+    s.nvalues = x.n;
+    s.shares_block = x.other || x.n > 1;
+    ARENA_PUSH(e->a, e->out->stores, s);
+}
+
+/* A write into a tensor named like a cache: kv_cache[...] = x, key_cache.copy_(x), ... */
+static kv_operand operand_for_cache(const char *name)
+{
+    if (strstr(name, "key") || strncmp(name, "k_", 2) == 0 || strstr(name, "_k_"))
+        return OPERAND_KEY;
+    if (strstr(name, "value") || strncmp(name, "v_", 2) == 0 || strstr(name, "_v_"))
+        return OPERAND_VALUE;
+    return OPERAND_KV;
+}
+
+void pe_store_direct(ev *e, TSNode at, const char *cache, TSNode tensor, aval x)
+{
+    emit_store(e, at, SINK_DIRECT, cache, NULL, operand_for_cache(cache), tensor, x);
+}
+
+void pe_store_sink_call(ev *e, const py_sink *s, const char *callee, TSNode call, const args *g)
+{
+    /* SGLang's attention backends write K/V only when save_kv_cache is true (the caller then
+     * stores them itself, e.g. with set_mla_kv_buffer, which is a sink of its own) */
+    static const char *const no[] = { "False", NULL };
+    if (kw_spelled(e, g, "save_kv_cache", no))
+        return;
+    TSNode kn, vn;
+    const aval *k = pe_arg(g, s->key_pos, s->key_kw, &kn);
+    const aval *v = pe_arg(g, s->value_pos, s->value_kw, &vn);
+    kv_operand ko = s->kv ? OPERAND_KV : OPERAND_KEY, vo = s->kv ? OPERAND_KV : OPERAND_VALUE;
+    if (k)
+        emit_store(e, call, s->family, callee, s->engine, ko, kn, *k);
+    if (v)
+        emit_store(e, call, s->family, callee, s->engine, vo, vn, *v);
+}
+
+/* LLM(..., kv_cache_dtype="fp8", dtype="half") and friends. */
+void pe_dtype_decls(ev *e, const char *callee_last, const char *origin, const args *g)
+{
+    if (e->quiet)
+        return;
+    const char *engine = strcmp(callee_last, "set_default_dtype") == 0 ? "torch"
+                         : strcmp(callee_last, "Engine") == 0 ? "sglang" : "vllm";
+    if (strcmp(callee_last, "Engine") == 0 && !(origin && strstr(origin, "sgl")))
+        return;  /* only sglang.Engine / sgl.Engine */
+    int group = ++e->decl_group;
+    static const struct { const char *kw; decl_key key; } t[] = {
+        { "kv_cache_dtype", DECL_KV_CACHE_DTYPE }, { "dtype", DECL_MODEL_DTYPE },
+        { "calculate_kv_scales", DECL_KV_SCALES }, { "max_loras", DECL_ID_RANGE },
+        { "max_model_len", DECL_ID_RANGE }, { "context_length", DECL_ID_RANGE },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t + 1; i++) {
+        TSNode at;
+        const aval *v;
+        decl_key key;
+        const char *kw;
+        if (i == sizeof t / sizeof *t) {
+            if (strcmp(engine, "torch") != 0 || !(v = pe_arg(g, 0, "d", &at)))
+                continue;
+            key = DECL_MODEL_DTYPE;
+            kw = NULL;
+        } else {
+            if (strcmp(engine, "torch") == 0 || !(v = pe_kwarg(g, t[i].kw, &at)))
+                continue;
+            key = t[i].key;
+            kw = t[i].kw;
+        }
+        dtype_decl d;
+        memset(&d, 0, sizeof d);
+        d.key = key;
+        d.engine = engine;
+        d.carrier = "python-call";
+        d.loc = pe_loc_of(e, at);
+        d.group = group;
+        d.dtype = KVN_DTYPE_INVALID;
+        double num;
+        if (key == DECL_KV_CACHE_DTYPE || key == DECL_MODEL_DTYPE) {
+            if (v->tag == AV_STR && v->str)
+                d.raw = v->str;
+            else if (v->tag == AV_DTYPE && v->dtype.kind == DREF_CONCRETE)
+                d.raw = v->dtype.text;
+            else
+                continue;
+            d.dtype = kvn_dtype_parse(d.raw, false);
+        } else if (key == DECL_KV_SCALES) {
+            d.raw = pe_text_of(e, at);
+            if (strcmp(d.raw, "True") == 0)
+                d.number = 1;
+            else if (strcmp(d.raw, "False") == 0)
+                d.number = 0;
+            else
+                continue;
+        } else {
+            if (!av_single(v, &num))
+                continue;
+            d.number = num;
+            d.raw = pe_text_of(e, at);
+            d.range_name = kw;
+        }
+        ARENA_PUSH(e->a, e->out->decls, d);
+    }
+}
+
+/* Whether a keyword argument is spelled, after its last dot, exactly as one of words
+ * (`attn_type=AttentionType.ENCODER_ONLY`, `save_kv_cache=False`). Only literal spellings count:
+ * a variable keeps the call what it is by default. */
+static bool kw_spelled(ev *e, const args *g, const char *kw, const char *const *words)
+{
+    TSNode at;
+    if (!pe_kwarg(g, kw, &at) || ts_node_is_null(at))
+        return false;
+    const char *t = pe_raw_text(e, at), *dot = strrchr(t, '.');
+    const char *w = dot ? dot + 1 : t;
+    size_t n = strlen(w);
+    if (n >= 2 && (w[0] == '"' || w[0] == '\'') && w[n - 1] == w[0])
+        w++, n -= 2;
+    for (size_t i = 0; words[i]; i++)
+        if (strlen(words[i]) == n && strncmp(w, words[i], n) == 0)
+            return true;
+    return false;
+}
+
+/* vLLM keeps no KV cache for encoder attention: its model runner gives ENCODER and ENCODER_ONLY
+ * layers no cache spec (vllm/v1/worker/gpu_model_runner.py, get_kv_cache_spec). */
+static bool cacheless_layer(ev *e, const args *g)
+{
+    static const char *const encoder[] = { "ENCODER", "ENCODER_ONLY", "encoder", "encoder_only", NULL };
+    return kw_spelled(e, g, "attn_type", encoder);
+}
+
+aval pe_class_instance(ev *e, const char *class_name, TSNode call, const args *g)
+{
+    (void)call;
+    const py_sink *s = py_sink_class(e->st, class_name);
+    if (!s || (g && cacheless_layer(e, g)))
+        return av_unknown();
+    aval x = av_unknown();
+    x.tag = AV_SINKOBJ;
+    x.other = false;
+    x.sink = s;
+    return x;
+}

@@ -1,0 +1,151 @@
+/*
+ * pytree.c: how the evaluator reads tree-sitter-python's syntax tree: fields, named children
+ * (through a cursor), node kinds, locations, the text of a node as a fact shows it, dotted names,
+ * and the per-file evaluation budget.
+ * It knows nothing of values or facts.
+ */
+#include <string.h>
+
+#include "python/pyeval.h"
+
+TSNode pe_fld(const ev *e, TSNode n, fid f)
+{
+    return ts_node_child_by_field_id(n, e->fields[f]);
+}
+
+/* The named children of n except comments, in order (ts_node_named_child(n, i) is linear in i,
+ * so loops over long blocks go through a cursor once). *count receives their number. */
+TSNode *pe_kids(ev *e, TSNode n, uint32_t *count)
+{
+    *count = 0;
+    if (ts_node_is_null(n))
+        return NULL;
+    uint32_t cap = ts_node_child_count(n);
+    if (cap == 0)
+        return NULL;
+    TSNode *out = arena_alloc(e->s, cap * sizeof *out);
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    for (bool ok = ts_tree_cursor_goto_first_child(&c); ok; ok = ts_tree_cursor_goto_next_sibling(&c)) {
+        TSNode k = ts_tree_cursor_current_node(&c);
+        if (ts_node_is_named(k) && strcmp(ts_node_type(k), "comment") != 0 && *count < cap)
+            out[(*count)++] = k;
+    }
+    ts_tree_cursor_delete(&c);
+    return out;
+}
+
+bool pe_is(TSNode n, const char *type)
+{
+    return strcmp(ts_node_type(n), type) == 0;
+}
+
+kv_loc pe_loc_of(const ev *e, TSNode n)
+{
+    TSPoint s = ts_node_start_point(n), t = ts_node_end_point(n);
+    return kv_loc_make(e->out->path, s.row + 1, s.column + 1, t.row + 1, t.column + 1);
+}
+
+/* Length of a valid UTF-8 sequence at p (at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    size_t l = p[0] < 0x80 ? 1 : (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3 : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (l == 0 || l > n || (l == 2 && p[0] < 0xC2))
+        return 0;
+    for (size_t i = 1; i < l; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    return l;
+}
+
+/* The source text of a node: newlines and runs of blanks folded to one space, invalid UTF-8
+ * replaced by '?', cut at MAX_TEXT bytes. */
+const char *pe_text_of(ev *e, TSNode n)
+{
+    uint32_t b = ts_node_start_byte(n), t = ts_node_end_byte(n);
+    if (t > e->len)
+        t = (uint32_t)e->len;
+    char buf[MAX_TEXT + 4];
+    size_t k = 0;
+    bool space = false;
+    for (uint32_t i = b; i < t && k < MAX_TEXT;) {
+        unsigned char c = (unsigned char)e->src[i];
+        if (c == '\n' || c == '\r' || c == '\t' || c == ' ' || c == '\\') {
+            space = k > 0;
+            i++;
+            continue;
+        }
+        if (space && buf[k - 1] != '(' && buf[k - 1] != '[' && c != ')' && c != ']')
+            buf[k++] = ' ';
+        space = false;
+        size_t l = utf8_len((const unsigned char *)e->src + i, t - i);
+        if (l == 0 || k + l > MAX_TEXT) {
+            buf[k++] = '?';
+            i++;
+            continue;
+        }
+        memcpy(buf + k, e->src + i, l);
+        k += l;
+        i += (uint32_t)l;
+    }
+    if (k >= MAX_TEXT)
+        memcpy(buf + k, "...", 3), k += 3;
+    return arena_strndup(e->a, buf, k);
+}
+
+const char *pe_raw_text(ev *e, TSNode n)
+{
+    uint32_t b = ts_node_start_byte(n), t = ts_node_end_byte(n);
+    return arena_strndup(e->a, e->src + b, t > b ? t - b : 0);
+}
+
+/* Dotted spelling of an identifier/attribute chain ("self.impl.do_kv_cache_update"), else NULL
+ * (also for chains longer than MAX_DEPTH). */
+static const char *dotted_at(ev *e, TSNode n, int depth)
+{
+    if (pe_is(n, "identifier"))
+        return pe_raw_text(e, n);
+    if (!pe_is(n, "attribute") || depth > MAX_DEPTH)
+        return NULL;
+    const char *obj = dotted_at(e, pe_fld(e, n, F_object), depth + 1);
+    TSNode attr = pe_fld(e, n, F_attribute);
+    if (!obj || ts_node_is_null(attr))
+        return NULL;
+    return arena_printf(e->a, "%s.%s", obj, pe_raw_text(e, attr));
+}
+
+const char *pe_dotted(ev *e, TSNode n)
+{
+    return dotted_at(e, n, 0);
+}
+
+/* Last identifier of a subscript/attribute chain: self.k_buffer[i][loc] -> k_buffer. */
+const char *pe_base_name(ev *e, TSNode n)
+{
+    while (pe_is(n, "subscript"))
+        n = pe_fld(e, n, F_value);
+    if (pe_is(n, "attribute"))
+        n = pe_fld(e, n, F_attribute);
+    return (!ts_node_is_null(n) && pe_is(n, "identifier")) ? pe_raw_text(e, n) : NULL;
+}
+
+bool pe_budget_ok(ev *e)
+{
+    if (e->budget == 0 || arena_bytes(e->a) + arena_bytes(e->s) > ARENA_CAP)
+        return false;
+    e->budget--;
+    return true;
+}
+
+const char *pe_last_dotted(const char *s)
+{
+    const char *d = strrchr(s, '.');
+    return d ? d + 1 : s;
+}
+
+/* Whether two nodes spell the same bytes. */
+bool pe_same_bytes(const ev *e, TSNode a, TSNode b)
+{
+    uint32_t ab = ts_node_start_byte(a), al = ts_node_end_byte(a) - ab;
+    uint32_t bb = ts_node_start_byte(b), bl = ts_node_end_byte(b) - bb;
+    return al == bl && memcmp(e->src + ab, e->src + bb, al) == 0;
+}

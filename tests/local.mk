@@ -27,3 +27,5 @@ TESTS += tests/e2e/readme_example.sh
 EXTRA_DIST += tests/e2e/readme_example.sh
 TESTS += tests/e2e/matrix_ranges.sh
 EXTRA_DIST += tests/e2e/matrix_ranges.sh
+TESTS += tests/e2e/output_safety.sh
+EXTRA_DIST += tests/e2e/output_safety.sh

@@ -13,6 +13,7 @@
 #include "check/eval.h"
 #include "cli/check_common.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "cli/session.h"
 #include "report/report.h"
 #include "util/xalloc.h"
@@ -140,23 +141,31 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+typedef struct report_job {
+    const char *format;
+    report_input in;
+    const char *color;
+} report_job;
+
+static void print_job(FILE *out, bool tty, const void *arg)
+{
+    const report_job *j = arg;
+    report_input in = j->in;
+    in.color = strcmp(j->color, "always") == 0 || (strcmp(j->color, "auto") == 0 && report_use_color(tty));
+    print_report(out, j->format, &in);
+}
+
 static int run(char **paths, size_t npaths, session_options *so, check_options *co)
 {
+    if (!output_usable("check", co->output))
+        return EXIT_USAGE;
     rule_set *rules = common_load_rules(&co->common, "check");
     if (!rules)
         return EXIT_USAGE;
-    FILE *out = stdout;
-    if (co->output && !(out = fopen(co->output, "w"))) {
-        perror(co->output);
-        rule_set_free(rules);
-        return EXIT_USAGE;
-    }
     double t0 = now();
     session *s = session_open("check", paths, npaths, so);
     double t1 = now();
     if (!s) {
-        if (out != stdout)
-            fclose(out);
         rule_set_free(rules);
         return EXIT_USAGE;
     }
@@ -164,18 +173,17 @@ static int run(char **paths, size_t npaths, session_options *so, check_options *
     eo.warn_unused_ignores = co->warn_unused;
     finding_list *l = evaluate(rules, s->scan->files, s->scan->n, s->deployments, &eo);
     double t2 = now();
-    report_input in = {
-        .findings = l, .rules = rules, .eval = &eo, .files = s->scan->stats.files_analyzed,
-        .deployments = s->deployments->n,
-        .color = strcmp(co->color, "always") == 0 || (strcmp(co->color, "auto") == 0 && report_use_color(out)),
+    report_job job = {
+        .format = co->format, .color = co->color,
+        .in = { .findings = l, .rules = rules, .eval = &eo, .files = s->scan->stats.files_analyzed,
+                .deployments = s->deployments->n },
     };
-    print_report(out, co->format, &in);
+    bool written = output_write("check", co->output, s, print_job, &job);
+    bool errors = session_print_diags(s);
     if (co->stats)
         fprintf(stderr, "kvlint: scan+resolve %.3f s, evaluate %.3f s, report %.3f s (%zu files, %zu deployments, %zu findings)\n",
-                t1 - t0, t2 - t1, now() - t2, in.files, in.deployments, l->v.n);
-    bool io_error = out != stdout ? fclose(out) != 0 : fflush(out) != 0;
-    bool errors = session_print_diags(s) || io_error;
-    int status = errors ? EXIT_USAGE : reaches(l, co->fail_on) ? EXIT_FINDINGS : EXIT_CLEAN;
+                t1 - t0, t2 - t1, now() - t2, job.in.files, job.in.deployments, l->v.n);
+    int status = errors || !written ? EXIT_USAGE : reaches(l, co->fail_on) ? EXIT_FINDINGS : EXIT_CLEAN;
     finding_list_free(l);
     common_eval_options_free(&eo);
     session_free(s, NULL);

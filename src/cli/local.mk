@@ -1,5 +1,6 @@
 # Subcommands live in the library (so tests can link them); main.c is the only file of the binary.
 src_libkvlint_a_SOURCES += \
 	src/cli/commands.h \
+	src/cli/output.c src/cli/output.h \
 	src/cli/session.c src/cli/session.h \
 	src/cli/cmd_facts.c

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <clang-c/Index.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "python/grammar.h"
+#include "util/outfile.h"
 
 static const struct {
     const char *name;
@@ -91,7 +93,7 @@ const char *kvlint_datadir(void)
     return KVLINT_PKGDATADIR;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
     if (argc < 2) {
         print_help(stderr);
@@ -119,4 +121,29 @@ int main(int argc, char **argv)
         fprintf(stderr, " %s", commands[i].name);
     fputs(".\n", stderr);
     return EXIT_USAGE;
+}
+
+/* Every command's standard output goes through one checked stream (glibc lets a program assign
+ * stdout): a write that failed at any point (full disk, a closed pipe) is a message naming the
+ * error and exit 2, whatever the command itself checked. */
+int main(int argc, char **argv)
+{
+    char err[512];
+    out_file out;
+    if (!out_file_open(&out, NULL, err, sizeof err)) {
+        fprintf(stderr, "kvlint: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (isatty(STDOUT_FILENO))
+        setvbuf(out.f, NULL, _IOLBF, 0);
+    FILE *real_stdout = stdout;
+    stdout = out.f;
+    int status = run_command(argc, argv);
+    bool ok = out_file_commit(&out, err, sizeof err);
+    stdout = real_stdout;
+    if (!ok) {
+        fprintf(stderr, "kvlint: %s\n", err);
+        return EXIT_USAGE;
+    }
+    return status;
 }

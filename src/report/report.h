@@ -30,8 +30,8 @@ void report_json(FILE *out, const report_input *in);
 void report_sarif(FILE *out, const report_input *in);
 void report_github(FILE *out, const report_input *in);
 
-/* Whether to color: out is a tty and NO_COLOR is unset or empty (https://no-color.org). */
-bool report_use_color(FILE *out);
+/* Whether to color: the output is a tty and NO_COLOR is unset or empty (https://no-color.org). */
+bool report_use_color(bool tty);
 /* The path as reports print it: relative to the working directory when below it. */
 const char *report_path(const char *path);
 

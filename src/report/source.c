@@ -178,12 +178,12 @@ report_fingerprint *report_fingerprints(source_cache *c, const finding_list *l)
     return out;
 }
 
-bool report_use_color(FILE *out)
+bool report_use_color(bool tty)
 {
     const char *nc = getenv("NO_COLOR");
     if (nc && *nc)
         return false;
-    return isatty(fileno(out));
+    return tty;
 }
 
 const char *report_path(const char *path)

@@ -14,6 +14,7 @@
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "util/json.h"
+#include "util/outfile.h"
 #include "util/strbuf.h"
 
 START_TEST(arena_alignment_and_growth)
@@ -231,6 +232,51 @@ START_TEST(diag_order)
 }
 END_TEST
 
+static char *slurp(const char *path)
+{
+    char *data;
+    size_t len;
+    const char *err;
+    return fs_read_file(path, 1 << 20, &data, &len, &err) == FS_OK ? data : NULL;
+}
+
+START_TEST(outfile_commit_and_abort)
+{
+    char dir[] = "/tmp/kvlint-outfile.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[256], err[256];
+    snprintf(path, sizeof path, "%s/report.txt", dir);
+    FILE *f = fopen(path, "w");
+    fputs("old", f);
+    fclose(f);
+    out_file o;
+    ck_assert(out_file_open(&o, path, err, sizeof err));
+    fputs("new", o.f);
+    char *mid = slurp(path);
+    ck_assert_str_eq(mid, "old");          /* the target is untouched while writing */
+    free(mid);
+    out_file_abort(&o);
+    char *kept = slurp(path);
+    ck_assert_str_eq(kept, "old");         /* an aborted run keeps the earlier report */
+    free(kept);
+    ck_assert(out_file_open(&o, path, err, sizeof err));
+    fputs("new", o.f);
+    ck_assert(out_file_commit(&o, err, sizeof err));
+    char *now = slurp(path);
+    ck_assert_str_eq(now, "new");
+    free(now);
+    ck_assert(!out_file_usable(dir, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "is a directory"));
+    ck_assert(!out_file_usable("/nonexistent-kvlint/x", err, sizeof err));
+    ck_assert(out_file_open(&o, "/dev/full", err, sizeof err));
+    fputs("x", o.f);
+    ck_assert(!out_file_commit(&o, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "No space left on device"));
+    unlink(path);
+    ck_assert_int_eq(rmdir(dir), 0);       /* no temporary file left behind */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("util");
@@ -245,6 +291,7 @@ int main(void)
     tcase_add_test(t, walk_sorted_skips_and_no_loops);
     tcase_add_test(t, read_file_limits);
     tcase_add_test(t, diag_order);
+    tcase_add_test(t, outfile_commit_and_abort);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_ENV);

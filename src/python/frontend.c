@@ -2,7 +2,7 @@
  * frontend.c: the Python front end as the scanner sees it (scan/frontend.h).
  *
  * init() loads the sink table once (read-only afterwards); index() lists a file's module
- * constants without parsing; analyze() applies the prefilter, then parses with tree-sitter-python
+ * constants without parsing; link() builds the lookups over all of them (pylink.c); analyze() applies the prefilter, then parses with tree-sitter-python
  * (one parser per call, so threads share nothing) and evaluates (pystmt.c and the files of pyeval.h). Suppression comments
  * are collected lexically.
  *
@@ -38,6 +38,11 @@ static const void *python_index(const char *path, const char *data, size_t len, 
     return py_index_source(data, len, arena);
 }
 
+static const void *python_link(const fe_file_index *indexes, size_t n, kv_arena *arena)
+{
+    return py_link_indexes(indexes, n, arena);
+}
+
 static void python_analyze(const char *path, const char *data, size_t len, const fe_context *ctx, file_facts *out)
 {
     if (!py_prefilter(ctx ? ctx->state : NULL, ctx, data, len)) {
@@ -55,5 +60,6 @@ const frontend python_frontend = {
     .wants = python_wants,
     .prefilter = NULL,
     .index = python_index,
+    .link = python_link,
     .analyze = python_analyze,
 };

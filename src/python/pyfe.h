@@ -7,6 +7,8 @@
  *   pylex.c    lexical layer: Python number literals, the vocabulary that makes a fact possible,
  *              the sound prefilter, `# kvlint: ignore[...]` comments, the cross-file index
  *              (module constants found without parsing).
+ *   pylink.c   run-wide lookups over every file's index (modules by file name, exported
+ *              sentinel names), built once between the scanner's passes.
  *   pysinks.c  the sink table (grammars/python/sinks.tsv plus .kvlint.yaml sinks), loaded once.
  *   pyvalue.c  the abstract values the evaluator computes (value sets, intervals, steps;
  *              pyvalue.h).
@@ -103,6 +105,28 @@ typedef struct py_exports {
 } py_exports;
 
 const py_exports *py_index_source(const char *data, size_t len, kv_arena *arena);
+
+/* ---- run-wide lookups over the indexes (pylink.c) ---- */
+
+typedef struct py_module {
+    const char *file;          /* the file name, "masks.py" */
+    const char *path;
+    const py_exports *exports;
+} py_module;
+
+typedef struct py_link {
+    const py_module *modules;  /* sorted by (file, path) */
+    size_t nmodules;
+    const char *const *sentinels;  /* names of exported sentinels, sorted, distinct */
+    size_t nsentinels;
+} py_link;
+
+/* Built once between the passes (frontend link()); read-only afterwards. */
+const py_link *py_link_indexes(const fe_file_index *ix, size_t n, kv_arena *arena);
+/* The files called `file` ("masks.py"), in path order; *count of them (0: NULL). l may be NULL. */
+const py_module *py_link_modules(const py_link *l, const char *file, size_t *count);
+/* Does some scanned file export a sentinel called s[0..n)? l may be NULL. */
+bool py_link_is_sentinel(const py_link *l, const char *s, size_t n);
 
 /* The sound prefilter: false only if analysing the file cannot produce any fact. st and ctx may be
  * NULL (then only the built-in vocabulary counts, and no cross-file constants). */

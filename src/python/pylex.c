@@ -353,15 +353,7 @@ static bool comment_mentions_kvlint(const char *s, size_t n)
 
 static bool is_exported_sentinel(const fe_context *ctx, const char *s, size_t n)
 {
-    if (!ctx)
-        return false;
-    for (size_t i = 0; i < ctx->nindexes; i++) {
-        const py_exports *ex = ctx->indexes[i].exports;
-        for (size_t k = 0; ex && k < ex->n; k++)
-            if (ex->v[k].sentinel && strlen(ex->v[k].name) == n && memcmp(ex->v[k].name, s, n) == 0)
-                return true;
-    }
-    return false;
+    return ctx && py_link_is_sentinel(ctx->link, s, n);
 }
 
 bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, size_t len)

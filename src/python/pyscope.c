@@ -6,6 +6,7 @@
  * scanned files through the index).
  * It does not evaluate expressions (pyexpr.c) or model torch (pytorch.c).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "python/pyeval.h"
@@ -283,18 +284,18 @@ void pe_bind_imports(ev *e, TSNode n)
         const char *xpath = NULL;
         const char *tail = strrchr(mtext, '.');
         tail = tail ? tail + 1 : mtext;
-        for (size_t k = 0; e->ctx && !x && k < e->ctx->nindexes; k++) {
-            const char *p = e->ctx->indexes[k].path;
-            const py_exports *ex = e->ctx->indexes[k].exports;
-            const char *slash = strrchr(p, '/');
-            const char *file = slash ? slash + 1 : p;
-            size_t tl = strlen(tail);
-            bool mod_match = *tail && strncmp(file, tail, tl) == 0 && strcmp(file + tl, ".py") == 0;
-            for (size_t j = 0; mod_match && ex && j < ex->n; j++)
-                if (strcmp(ex->v[j].name, name) == 0) {
-                    x = &ex->v[j];
-                    xpath = p;
-                }
+        if (*tail && e->ctx) {
+            char file[256];
+            size_t nm = 0;
+            if (snprintf(file, sizeof file, "%s.py", tail) < (int)sizeof file) {
+                const py_module *m = py_link_modules(e->ctx->link, file, &nm);
+                for (size_t k = 0; !x && k < nm; k++)
+                    for (size_t j = 0; m[k].exports && j < m[k].exports->n; j++)
+                        if (strcmp(m[k].exports->v[j].name, name) == 0) {
+                            x = &m[k].exports->v[j];
+                            xpath = m[k].path;   /* the last binding in the file wins */
+                        }
+            }
         }
         if (x) {
             kv_value v;

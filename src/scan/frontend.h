@@ -9,7 +9,9 @@
  * Optional one-time set-up: `init` loads read-only data before the threads start.
  * Optional two-phase use: `index` runs on every claimed file first (in parallel) and returns what
  * the file exports to others (e.g. Python module constants for `from .mod import NAME`); `analyze`
- * then sees all indexes of its own front end through fe_context, read-only.
+ * then sees all indexes of its own front end through fe_context, read-only. Optional `link` runs
+ * once between the two passes, on one thread, and builds the run-wide lookup tables analyze() uses
+ * over those indexes (so that a lookup across files is not a scan of every file's index).
  */
 #ifndef KV_FRONTEND_H
 #define KV_FRONTEND_H
@@ -30,6 +32,7 @@ typedef struct fe_context {
     const void *state;                  /* what init() returned (read-only while threads run) */
     const fe_file_index *indexes;       /* this front end's indexes, sorted by path */
     size_t nindexes;
+    const void *link;                   /* what link() returned, or NULL (read-only) */
 } fe_context;
 
 typedef struct frontend {
@@ -45,6 +48,9 @@ typedef struct frontend {
     bool (*prefilter)(const char *data, size_t len);
     /* Optional: cross-file exports, allocated in arena. */
     const void *(*index)(const char *path, const char *data, size_t len, kv_arena *arena);
+    /* Optional: after every index() and before any analyze(), on one thread: lookup tables over
+     * the indexes (sorted by path), allocated in arena, which lives until the run ends. */
+    const void *(*link)(const fe_file_index *indexes, size_t n, kv_arena *arena);
     /* Produce facts and diagnostics into out (its arena, its diags). data is NUL-terminated. */
     void (*analyze)(const char *path, const char *data, size_t len, const fe_context *ctx, file_facts *out);
 } frontend;

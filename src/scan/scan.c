@@ -40,6 +40,7 @@ typedef struct pool {
     const kv_project *project;
     fe_file_index **indexes;   /* per front end, sorted by path */
     size_t *nindexes;
+    const void **links;        /* per front end, from link() */
     void **states;             /* per front end, from init() */
     int pass;
 } pool;
@@ -114,6 +115,7 @@ static void analyze_one(pool *p, slot *s)
         .state = p->states[k],
         .indexes = p->indexes[k],
         .nindexes = p->nindexes[k],
+        .link = p->links[k],
     };
     s->fe->analyze(s->path, s->data, s->len, &ctx, s->facts);
     free(s->data);
@@ -243,6 +245,8 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
         .nindexes = xcalloc(nfe, sizeof *p.nindexes),
     };
     p.states = xcalloc(nfe, sizeof *p.states);
+    p.links = xcalloc(nfe, sizeof *p.links);
+    kv_arena *link_arena = arena_new();
     for (size_t k = 0; k < nfe; k++)
         if (kv_frontends[k]->init)
             p.states[k] = kv_frontends[k]->init(opt->datadir, proj, &r->diags);
@@ -259,6 +263,8 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
         for (size_t i = 0; i < n; i++)
             if (slots[i].analyse && slots[i].fe == kv_frontends[k] && slots[i].exports)
                 p.indexes[k][p.nindexes[k]++] = (fe_file_index){ slots[i].facts->path, slots[i].exports };
+        if (kv_frontends[k]->link)
+            p.links[k] = kv_frontends[k]->link(p.indexes[k], p.nindexes[k], link_arena);
     }
     run_pass(&p, 2, jobs);
 
@@ -281,6 +287,8 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
             kv_frontends[k]->fini(p.states[k]);
     }
     free(p.states);
+    free(p.links);
+    arena_free(link_arena);
     free(p.indexes);
     free(p.nindexes);
     free(slots);

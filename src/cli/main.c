@@ -1,6 +1,7 @@
 /*
- * main.c: kvlint's entry point. Parses the global options, checks that the Python grammar this
- * binary was linked with is one libtree-sitter can load, and hands argv to a subcommand.
+ * main.c: kvlint's entry point. Parses the global options, asks every front end whether it can
+ * run (e.g. that the Python grammar this binary was linked with is one libtree-sitter can load),
+ * and hands argv to a subcommand.
  */
 #include "config.h"
 
@@ -12,10 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <yaml.h>
 
 #include "cli/commands.h"
-#include "python/grammar.h"
+#include "frontend/frontend.h"
 #include "util/outfile.h"
 
 static const struct {
@@ -49,10 +49,15 @@ static void print_help(FILE *f)
 
 static void print_version(void)
 {
-    CXString cv = clang_getClangVersion();
     printf("kvlint %s\n", PACKAGE_VERSION);
-    printf("tree-sitter-python grammar ABI %u\n", python_grammar_abi());
-    printf("libyaml %s\n", yaml_get_version_string());
+    for (size_t i = 0; kv_frontends[i]; i++) {
+        char buf[256] = "";
+        if (kv_frontends[i]->version)
+            kv_frontends[i]->version(buf, sizeof buf);
+        if (*buf)
+            printf("%s\n", buf);
+    }
+    CXString cv = clang_getClangVersion();
     printf("libclang: %s\n", clang_getCString(cv));
     clang_disposeString(cv);
 }
@@ -109,7 +114,7 @@ static int run_command(int argc, char **argv)
         return EXIT_CLEAN;
     }
     char why[256];
-    if (!python_grammar_check(why, sizeof why)) {
+    if (!kv_frontends_selfcheck(why, sizeof why)) {
         fprintf(stderr, "kvlint: %s\n", why);
         return EXIT_USAGE;
     }

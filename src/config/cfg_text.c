@@ -14,6 +14,7 @@
 
 #include "config/cfg.h"
 #include "config/shellwords.h"
+#include "frontend/suppress.h"
 #include "util/strbuf.h"
 
 void cfg_analyze_shell(cfg_ctx *c, const char *data, size_t len)
@@ -223,62 +224,15 @@ void cfg_analyze_dockerfile(cfg_ctx *c, const char *s, size_t len)
 
 /* ---- suppressions ---- */
 
-static const char *const *parse_ids(cfg_ctx *c, const char *s, size_t n)
-{
-    ARENA_VEC(const char *) ids = {0};
-    size_t i = 0;
-    while (i < n) {
-        while (i < n && (s[i] == ' ' || s[i] == ','))
-            i++;
-        size_t b = i;
-        while (i < n && s[i] != ',' && s[i] != ' ')
-            i++;
-        if (i > b)
-            ARENA_PUSH(c->out->arena, ids, arena_strndup(c->out->arena, s + b, i - b));
-    }
-    ARENA_PUSH(c->out->arena, ids, NULL);
-    return ids.v;
-}
-
 /* `# kvlint: ignore[ID,...] -- reason` starting at the '#' at s[i]; line ends at end. */
 static void one_suppression(cfg_ctx *c, const char *s, size_t i, size_t end)
 {
-    size_t k = i + 1;
-    while (k < end && s[k] == ' ')
-        k++;
-    if (end - k < 7 || strncmp(s + k, "kvlint:", 7) != 0)
+    suppression sup;
+    if (!suppress_parse(s + i, end - i, "#", c->out->arena, &sup))
         return;
-    k += 7;
-    while (k < end && s[k] == ' ')
-        k++;
-    if (end - k < 6 || strncmp(s + k, "ignore", 6) != 0)
-        return;
-    k += 6;
-    suppression sup = {0};
     ypos p = ysrc_pos_of(c->src, i);
     sup.line = p.line;
     sup.col = p.col;
-    if (k < end && s[k] == '[') {
-        const char *close = memchr(s + k, ']', end - k);
-        if (!close)
-            return;
-        sup.ids = parse_ids(c, s + k + 1, (size_t)(close - s - k - 1));
-        k = (size_t)(close - s) + 1;
-    }
-    const char *dash = NULL;
-    for (size_t j = k; j + 1 < end; j++)
-        if (s[j] == '-' && s[j + 1] == '-') {
-            dash = s + j + 2;
-            break;
-        }
-    if (dash) {
-        while (dash < s + end && *dash == ' ')
-            dash++;
-        size_t n = (size_t)(s + end - dash);
-        while (n && (dash[n - 1] == ' ' || dash[n - 1] == '\r'))
-            n--;
-        sup.reason = n ? arena_strndup(c->out->arena, dash, n) : NULL;
-    }
     ARENA_PUSH(c->out->arena, c->out->suppressions, sup);
 }
 

@@ -6,11 +6,12 @@
  * cfg_yaml.c (YAML/JSON through libyaml) or cfg_text.c (shell, Dockerfile). It keeps no state
  * between files.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config/cfg.h"
-#include "scan/frontend.h"
+#include "frontend/frontend.h"
 
 static const char *base_of(const char *path)
 {
@@ -41,11 +42,16 @@ static file_kind kind_of(const char *path)
     return FK_NONE;
 }
 
-static bool wants(const char *path, const char *head, size_t head_len)
+static void version(char *buf, size_t n)
+{
+    snprintf(buf, n, "libyaml %s", yaml_get_version_string());
+}
+
+static const char *claim(const char *path, const char *head, size_t head_len)
 {
     (void)head;
     (void)head_len;
-    return kind_of(path) != FK_NONE;
+    return kind_of(path) != FK_NONE ? "config" : NULL;
 }
 
 /* Every declaration the front end records contains one of these (sound: false only when none). */
@@ -56,9 +62,9 @@ static const char *const needles[] = {
     "calculate", NULL,
 };
 
-static bool prefilter(const char *data, size_t len)
+static bool prefilter(const fe_source *src)
 {
-    (void)len;
+    const char *data = src->data;
     for (size_t i = 0; needles[i]; i++)
         if (strstr(data, needles[i]))
             return true;
@@ -80,10 +86,9 @@ static int by_position(const void *a, const void *b)
 /* index(): the files this one's commands name with `--config FILE` / `--extra_llm_api_options FILE`
  * (a lexical look, so that a config file holding only `model` and `dtype`, no server-only option, is
  * still read as the engine config it is). NULL-terminated list of names, or NULL. */
-static const void *index_config_names(const char *path, const char *data, size_t len, kv_arena *a)
+static const void *index_config_names(const fe_source *src, kv_arena *a)
 {
-    (void)path;
-    (void)len;
+    const char *data = src->data;
     static const char *const opts[] = { "--config", "--extra_llm_api_options", "--extra-llm-api-options", NULL };
     ARENA_VEC(const char *) names = {0};
     for (size_t k = 0; opts[k]; k++) {
@@ -130,8 +135,10 @@ static bool named_by_a_command(const char *path, const fe_context *ctx)
     return false;
 }
 
-static void analyze(const char *path, const char *data, size_t len, const fe_context *ctx, file_facts *out)
+static void analyze(const fe_source *s, const fe_context *ctx, file_facts *out)
 {
+    const char *path = s->path, *data = s->data;
+    size_t len = s->len;
     ysrc src;
     cfg_ctx c = { .path = out->path ? out->path : path, .out = out, .a = out->arena, .src = &src, .config_group = -1 };
     c.named_config = kind_of(path) == FK_YAML && named_by_a_command(c.path, ctx);
@@ -157,7 +164,8 @@ static void analyze(const char *path, const char *data, size_t len, const fe_con
 
 const frontend config_frontend = {
     .name = "config",
-    .wants = wants,
+    .version = version,
+    .claim = claim,
     .prefilter = prefilter,
     .index = index_config_names,
     .analyze = analyze,

@@ -1,5 +1,5 @@
 /*
- * frontend.c: the Python front end as the scanner sees it (scan/frontend.h).
+ * frontend.c: the Python front end as the scanner sees it (frontend/frontend.h).
  *
  * init() loads the sink table once (read-only afterwards); index() lists a file's module
  * constants without parsing; link() builds the lookups over all of them (pylink.c); analyze() applies the prefilter, then parses with tree-sitter-python
@@ -10,8 +10,10 @@
  * the project's extra sinks and the other files' exported constants, which that slot cannot see;
  * a prefiltered file is marked skipped like one the scanner dropped.
  */
+#include <stdio.h>
 #include <string.h>
 
+#include "python/grammar.h"
 #include "python/pyfe.h"
 
 static void *python_init(const char *datadir, const struct kv_project *project, diag_list *diags)
@@ -24,18 +26,23 @@ static void python_fini(void *state)
     py_state_free(state);
 }
 
-static bool python_wants(const char *path, const char *head, size_t head_len)
+static void python_version(char *buf, size_t n)
+{
+    snprintf(buf, n, "tree-sitter-python grammar ABI %u", python_grammar_abi());
+}
+
+static const char *python_claim(const char *path, const char *head, size_t head_len)
 {
     (void)head;
     (void)head_len;
     size_t l = strlen(path);
-    return (l > 3 && strcmp(path + l - 3, ".py") == 0) || (l > 4 && strcmp(path + l - 4, ".pyi") == 0);
+    bool py = (l > 3 && strcmp(path + l - 3, ".py") == 0) || (l > 4 && strcmp(path + l - 4, ".pyi") == 0);
+    return py ? "python" : NULL;
 }
 
-static const void *python_index(const char *path, const char *data, size_t len, kv_arena *arena)
+static const void *python_index(const fe_source *src, kv_arena *arena)
 {
-    (void)path;
-    return py_index_source(data, len, arena);
+    return py_index_source(src->data, src->len, arena);
 }
 
 static const void *python_link(const fe_file_index *indexes, size_t n, kv_arena *arena)
@@ -43,21 +50,23 @@ static const void *python_link(const fe_file_index *indexes, size_t n, kv_arena 
     return py_link_indexes(indexes, n, arena);
 }
 
-static void python_analyze(const char *path, const char *data, size_t len, const fe_context *ctx, file_facts *out)
+static void python_analyze(const fe_source *src, const fe_context *ctx, file_facts *out)
 {
-    if (!py_prefilter(ctx ? ctx->state : NULL, ctx, data, len)) {
+    if (!py_prefilter(ctx ? ctx->state : NULL, ctx, src->data, src->len)) {
         out->skipped = true;
         return;
     }
-    py_collect_suppressions(data, len, out->arena, out);
-    py_analyze_file(path, data, len, ctx, out);
+    py_collect_suppressions(src->data, src->len, out->arena, out);
+    py_analyze_file(src->path, src->data, src->len, ctx, out);
 }
 
 const frontend python_frontend = {
     .name = "python",
+    .version = python_version,
+    .selfcheck = python_grammar_check,
     .init = python_init,
     .fini = python_fini,
-    .wants = python_wants,
+    .claim = python_claim,
     .prefilter = NULL,
     .index = python_index,
     .link = python_link,

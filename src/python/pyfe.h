@@ -1,7 +1,7 @@
 /*
  * pyfe.h: the Python front end's internal interface, shared by the files of src/python/ and by its
  * unit tests. Nothing outside src/python/ (and tests/) includes this; the rest of kvlint sees only
- * `python_frontend` (scan/frontend.h).
+ * `python_frontend` (frontend/frontend.h).
  *
  * The pieces, in the order a file meets them:
  *   pylex.c    lexical layer: Python number literals, the vocabulary that makes a fact possible,
@@ -26,7 +26,7 @@
 
 #include "config/project.h"
 #include "facts/facts.h"
-#include "scan/frontend.h"
+#include "frontend/frontend.h"
 
 /* A literal (or finfo/iinfo/inf spelling) whose magnitude is at least this is a sentinel. Arithmetic
  * keeps a value a sentinel but never makes one: `10**9` is an ordinary float. -10000.0 (the classic
@@ -132,9 +132,7 @@ bool py_link_is_sentinel(const py_link *l, const char *s, size_t n);
  * NULL (then only the built-in vocabulary counts, and no cross-file constants). */
 bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, size_t len);
 
-/* `# kvlint: ignore[ID,...] -- reason` in a comment's text (starting at '#'). */
-bool py_parse_suppression(const char *comment, size_t n, kv_arena *a, suppression *out);
-/* Every suppression comment of a file, into out->suppressions. */
+/* Every `# kvlint: ignore[...]` comment of a file (frontend/suppress.h), into out->suppressions. */
 void py_collect_suppressions(const char *data, size_t len, kv_arena *a, file_facts *out);
 
 /* ---- analysis (pystmt.c; the evaluator's files share pyeval.h) ---- */

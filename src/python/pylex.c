@@ -30,6 +30,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "frontend/suppress.h"
+
 static bool word_in(const char *s, size_t n, const char *const *list)
 {
     for (size_t i = 0; list[i]; i++)
@@ -429,60 +431,6 @@ bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, s
     return (cast && int_source) || (sentinel && tensor);
 }
 
-/* ---- suppressions ---- */
-
-bool py_parse_suppression(const char *comment, size_t n, kv_arena *a, suppression *out)
-{
-    const char *end = comment + n;
-    const char *p = comment;
-    while (p < end && (*p == '#' || *p == ' ' || *p == '\t'))
-        p++;
-    if (end - p < 7 || strncmp(p, "kvlint:", 7) != 0)
-        return false;
-    p += 7;
-    while (p < end && *p == ' ')
-        p++;
-    if (end - p < 6 || strncmp(p, "ignore", 6) != 0)
-        return false;
-    p += 6;
-    memset(out, 0, sizeof *out);
-    if (p < end && *p == '[') {
-        const char *close = memchr(p, ']', (size_t)(end - p));
-        if (!close)
-            return false;
-        ARENA_VEC(const char *) ids = {0};
-        const char *q = p + 1;
-        while (q < close) {
-            while (q < close && (*q == ' ' || *q == ','))
-                q++;
-            const char *s = q;
-            while (q < close && *q != ',' && *q != ' ')
-                q++;
-            if (q > s)
-                ARENA_PUSH(a, ids, arena_strndup(a, s, (size_t)(q - s)));
-        }
-        ARENA_PUSH(a, ids, NULL);
-        out->ids = ids.v;
-        p = close + 1;
-    }
-    const char *dash = NULL;
-    for (const char *q = p; q + 1 < end; q++)
-        if (q[0] == '-' && q[1] == '-') {
-            dash = q + 2;
-            break;
-        }
-    if (dash) {
-        while (dash < end && *dash == ' ')
-            dash++;
-        const char *e = end;
-        while (e > dash && isspace((unsigned char)e[-1]))
-            e--;
-        if (e > dash)
-            out->reason = arena_strndup(a, dash, (size_t)(e - dash));
-    }
-    return true;
-}
-
 /* ---- index: top-level NAME = <literal> ---- */
 
 /* After `NAME =` (or `NAME: T =`): [-] number | [-] float("...") | [-] <module>.<infinity word>. */
@@ -580,7 +528,7 @@ void py_collect_suppressions(const char *data, size_t len, kv_arena *a, file_fac
     lex_init(&lx, data, len);
     for (lex_kind k; (k = lex_next(&lx)) != LEX_END;) {
         suppression s;
-        if (k == LEX_COMMENT && py_parse_suppression(lx.tok, lx.len, a, &s)) {
+        if (k == LEX_COMMENT && suppress_parse(lx.tok, lx.len, "#", a, &s)) {
             s.line = lx.line;
             s.col = (uint32_t)(lx.tok - lx.line_start) + 1;
             ARENA_PUSH(a, out->suppressions, s);

@@ -18,13 +18,13 @@
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 
-const frontend *const kv_frontends[] = { &python_frontend, &config_frontend, NULL };
-
 enum { DEFAULT_MAX_FILE = 8 << 20 };
 
 typedef struct slot {
     const char *path;
     const frontend *fe;
+    const char *lang;          /* the front end's claim; FE_CLAIM_BY_CONTENT until the file is read */
+    bool unclaimed;            /* claimed by content, then refused: not part of the result */
     char *data;
     size_t len;
     file_facts *facts;
@@ -45,14 +45,6 @@ typedef struct pool {
     int pass;
 } pool;
 
-const frontend *scan_frontend_for(const char *path, const char *head, size_t head_len)
-{
-    for (size_t i = 0; kv_frontends[i]; i++)
-        if (kv_frontends[i]->wants(path, head, head_len))
-            return kv_frontends[i];
-    return NULL;
-}
-
 int scan_default_jobs(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -61,6 +53,11 @@ int scan_default_jobs(void)
     if (n > 64)
         n = 64;
     return (int)n;
+}
+
+static fe_source source_of(const slot *s)
+{
+    return (fe_source){ .path = s->path, .data = s->data, .len = s->len, .lang = s->lang };
 }
 
 static void read_one(pool *p, slot *s)
@@ -86,7 +83,18 @@ static void read_one(pool *p, slot *s)
         s->data = NULL;
         return;
     }
-    if (s->fe->prefilter && !s->fe->prefilter(s->data, s->len)) {
+    if (s->lang == FE_CLAIM_BY_CONTENT) {
+        s->lang = s->fe->claim(s->path, s->data, s->len);
+        if (!s->lang || s->lang == FE_CLAIM_BY_CONTENT) {
+            s->unclaimed = true;
+            s->facts->skipped = true;
+            free(s->data);
+            s->data = NULL;
+            return;
+        }
+    }
+    fe_source src = source_of(s);
+    if (s->fe->prefilter && !s->fe->prefilter(&src)) {
         s->facts->skipped = true;
         free(s->data);
         s->data = NULL;
@@ -94,22 +102,14 @@ static void read_one(pool *p, slot *s)
     }
     s->analyse = true;
     if (s->fe->index)
-        s->exports = s->fe->index(s->path, s->data, s->len, s->facts->arena);
-}
-
-static size_t frontend_no(const frontend *fe)
-{
-    size_t i = 0;
-    while (kv_frontends[i] && kv_frontends[i] != fe)
-        i++;
-    return i;
+        s->exports = s->fe->index(&src, s->facts->arena);
 }
 
 static void analyze_one(pool *p, slot *s)
 {
     if (!s->analyse)
         return;
-    size_t k = frontend_no(s->fe);
+    size_t k = kv_frontend_index(s->fe);
     fe_context ctx = {
         .project = p->project,
         .state = p->states[k],
@@ -117,7 +117,8 @@ static void analyze_one(pool *p, slot *s)
         .nindexes = p->nindexes[k],
         .link = p->links[k],
     };
-    s->fe->analyze(s->path, s->data, s->len, &ctx, s->facts);
+    fe_source src = source_of(s);
+    s->fe->analyze(&src, &ctx, s->facts);
     free(s->data);
     s->data = NULL;
 }
@@ -223,18 +224,18 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
         const char *path = files.paths[i];
         if (!project_path_included(proj, path))
             continue;
-        const frontend *fe = scan_frontend_for(path, NULL, 0);
+        const char *lang = NULL;
+        const frontend *fe = kv_frontend_for(path, &lang);
         if (!fe)
             continue;
         slots[n].path = path;
         slots[n].fe = fe;
+        slots[n].lang = lang;
         n++;
     }
     qsort(slots, n, sizeof *slots, cmp_slot);
 
-    size_t nfe = 0;
-    while (kv_frontends[nfe])
-        nfe++;
+    size_t nfe = kv_frontend_count();
     pool p = {
         .slots = slots,
         .n = n,
@@ -270,6 +271,10 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
 
     r->files = xcalloc(n ? n : 1, sizeof *r->files);
     for (size_t i = 0; i < n; i++) {
+        if (slots[i].unclaimed) {
+            file_facts_free(slots[i].facts);
+            continue;
+        }
         r->files[r->n++] = slots[i].facts;
         r->stats.files_seen++;
         /* A front end may prefilter inside analyze() (it needs the run's context) and mark the

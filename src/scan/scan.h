@@ -13,7 +13,7 @@
 
 #include "config/project.h"
 #include "facts/facts.h"
-#include "scan/frontend.h"
+#include "frontend/frontend.h"
 
 typedef struct scan_options {
     const kv_project *project;     /* never NULL */
@@ -46,8 +46,6 @@ void scan_result_free(scan_result *r);
 bool scan_has_errors(const scan_result *r);
 /* All diagnostics (run-wide then per file), sorted; the caller frees the array, not the items. */
 const diag **scan_all_diags(const scan_result *r, size_t *n);
-/* Which front end takes path, or NULL. */
-const frontend *scan_frontend_for(const char *path, const char *head, size_t head_len);
 int scan_default_jobs(void);
 
 #endif

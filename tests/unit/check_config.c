@@ -13,11 +13,18 @@
 #include "config/project.h"
 #include "config/shellwords.h"
 #include "config/ytree.h"
+#include "frontend/frontend.h"
 #include "resolve/deploy.h"
-#include "scan/frontend.h"
 #include "util/strbuf.h"
 
 /* ---- shell words ---- */
+
+/* The config front end on a buffer, as the scanner would hand it over. */
+static void analyze_text(const char *path, const char *text, size_t len, const fe_context *ctx, file_facts *f)
+{
+    fe_source src = { .path = path, .data = text, .len = len, .lang = "config" };
+    config_frontend.analyze(&src, ctx, f);
+}
 
 static sh_cmds split(kv_arena *a, const char *s, int flags)
 {
@@ -105,7 +112,7 @@ START_TEST(serving_command_starts)
                        "please run sudo vllm serve m --dtype float16 now\n";
     kv_project *proj = project_default(".");
     fe_context ctx = { .project = proj };
-    config_frontend.analyze("x.sh", text, strlen(text), &ctx, f);
+    analyze_text("x.sh", text, strlen(text), &ctx, f);
     ck_assert_uint_eq(f->decls.n, 3); /* --dtype half, its implicit KV auto, the docker run KV; not prose */
     ck_assert_int_eq(f->decls.v[0].key, DECL_KV_CACHE_DTYPE);
     ck_assert(f->decls.v[0].implicit);
@@ -445,17 +452,17 @@ END_TEST
 
 START_TEST(frontend_claims_and_skips)
 {
-    ck_assert(config_frontend.wants("deploy/k8s.yaml", NULL, 0));
-    ck_assert(config_frontend.wants("Dockerfile", NULL, 0));
-    ck_assert(config_frontend.wants("a/Dockerfile.rocm", NULL, 0));
-    ck_assert(config_frontend.wants("run.sh", NULL, 0));
-    ck_assert(!config_frontend.wants(".kvlint.yaml", NULL, 0));
-    ck_assert(!config_frontend.wants("a/.kvlint.yaml", NULL, 0));
-    ck_assert(!config_frontend.wants("model.py", NULL, 0));
+    ck_assert(config_frontend.claim("deploy/k8s.yaml", NULL, 0));
+    ck_assert(config_frontend.claim("Dockerfile", NULL, 0));
+    ck_assert(config_frontend.claim("a/Dockerfile.rocm", NULL, 0));
+    ck_assert(config_frontend.claim("run.sh", NULL, 0));
+    ck_assert(!config_frontend.claim(".kvlint.yaml", NULL, 0));
+    ck_assert(!config_frontend.claim("a/.kvlint.yaml", NULL, 0));
+    ck_assert(!config_frontend.claim("model.py", NULL, 0));
     const char *none = "{\"name\": \"web\"}";
-    ck_assert(!config_frontend.prefilter(none, strlen(none)));
+    ck_assert(!config_frontend.prefilter(&(fe_source){ .path = "a.json", .data = none, .len = strlen(none) }));
     const char *yes = "args: [--kv-cache-dtype, fp8]";
-    ck_assert(config_frontend.prefilter(yes, strlen(yes)));
+    ck_assert(config_frontend.prefilter(&(fe_source){ .path = "a.yaml", .data = yes, .len = strlen(yes) }));
 }
 END_TEST
 
@@ -466,7 +473,7 @@ START_TEST(frontend_suppressions)
                        "max-model-len: 10 # kvlint: ignore\n# not kvlint: ignore\n";
     kv_project *proj = project_default(".");
     fe_context ctx = { .project = proj };
-    config_frontend.analyze("s.yaml", text, strlen(text), &ctx, f);
+    analyze_text("s.yaml", text, strlen(text), &ctx, f);
     ck_assert_uint_eq(f->suppressions.n, 2);
     ck_assert_uint_eq(f->suppressions.v[0].line, 1);
     ck_assert_uint_eq(f->suppressions.v[0].col, 22);
@@ -523,7 +530,7 @@ START_TEST(mutated_inputs_never_crash)
             sb = next;
         }
         file_facts *f = file_facts_new(names[which]);
-        config_frontend.analyze(names[which], sb_str(&sb), sb.len, &ctx, f);
+        analyze_text(names[which], sb_str(&sb), sb.len, &ctx, f);
         file_facts *files[1] = { f };
         deployment_set *ds = deployments_resolve(files, 1, proj, &opt, NULL);
         ck_assert_uint_ge(ds->n, 1);

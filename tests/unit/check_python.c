@@ -66,33 +66,17 @@ END_TEST
 
 START_TEST(suppressions)
 {
-    kv_arena *a = arena_new();
-    suppression s;
-    const char *c = "# kvlint: ignore[KV001, KV002] -- bf16 only";
-    ck_assert(py_parse_suppression(c, strlen(c), a, &s));
-    ck_assert_str_eq(s.ids[0], "KV001");
-    ck_assert_str_eq(s.ids[1], "KV002");
-    ck_assert_ptr_null(s.ids[2]);
-    ck_assert_str_eq(s.reason, "bf16 only");
-    c = "#kvlint: ignore";
-    ck_assert(py_parse_suppression(c, strlen(c), a, &s));
-    ck_assert_ptr_null(s.ids);
-    ck_assert_ptr_null(s.reason);
-    c = "# kvlint: check this";
-    ck_assert(!py_parse_suppression(c, strlen(c), a, &s));
-    c = "# ignore[KV001]";
-    ck_assert(!py_parse_suppression(c, strlen(c), a, &s));
-
+    /* The parser itself is tested in check_frontend; here: which '#' the Python lexer reads as a comment. */
     file_facts *f = file_facts_new("s.py");
     const char *src = "x = '# kvlint: ignore'\ny = 1  # kvlint: ignore[KV003] -- why\n";
     py_collect_suppressions(src, strlen(src), f->arena, f);
     ck_assert_uint_eq(f->suppressions.n, 1);
     ck_assert_uint_eq(f->suppressions.v[0].line, 2);
     ck_assert_uint_eq(f->suppressions.v[0].col, 8);
+    ck_assert_str_eq(f->suppressions.v[0].ids[0], "KV003");
+    ck_assert_str_eq(f->suppressions.v[0].reason, "why");
     file_facts_free(f);
-    arena_free(a);
 }
-END_TEST
 
 START_TEST(module_index)
 {

@@ -195,7 +195,7 @@ static void check_soundness(const char *root, size_t *files, size_t *dropped)
         idx[n] = (fe_file_index){ c->path, c->exports };
         n++;
     }
-    fe_context ctx = { proj, st, idx, n };
+    fe_context ctx = { .project = proj, .state = st, .indexes = idx, .nindexes = n };
     *files = n;
     *dropped = 0;
     for (size_t i = 0; i < n; i++) {
@@ -257,7 +257,7 @@ static file_facts *analyse(const char *src)
     diag_list d;
     diag_init(&d, a);
     py_state *st = py_state_load(srcdir(), proj, &d);
-    fe_context ctx = { proj, st, NULL, 0 };
+    fe_context ctx = { .project = proj, .state = st };
     file_facts *f = file_facts_new("t.py");
     py_analyze_file("t.py", src, strlen(src), &ctx, f);
     py_state_free(st);

@@ -25,3 +25,10 @@ bench: bench-check
 .PHONY: bench-check
 bench-check: src/kvlint$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/check.sh .
+
+# A pre-commit style run on one file of the example (goal: at most 50 ms).
+EXTRA_DIST += bench/one-file.sh
+bench: bench-one-file
+.PHONY: bench-one-file
+bench-one-file: src/kvlint$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/one-file.sh .

@@ -29,3 +29,5 @@ TESTS += tests/e2e/matrix_ranges.sh
 EXTRA_DIST += tests/e2e/matrix_ranges.sh
 TESTS += tests/e2e/output_safety.sh
 EXTRA_DIST += tests/e2e/output_safety.sh
+TESTS += tests/e2e/precommit.sh
+EXTRA_DIST += tests/e2e/precommit.sh

@@ -172,6 +172,7 @@ static int run(char **paths, size_t npaths, session_options *so, check_options *
     eval_options eo = common_eval_options(&co->common, s->project);
     eo.warn_unused_ignores = co->warn_unused;
     finding_list *l = evaluate(rules, s->scan->files, s->scan->n, s->deployments, &eo);
+    scope_filter(&s->scope, l);
     double t2 = now();
     report_job job = {
         .format = co->format, .color = co->color,
@@ -193,7 +194,7 @@ static int run(char **paths, size_t npaths, session_options *so, check_options *
 
 int cmd_check(int argc, char **argv)
 {
-    session_options so = {0};
+    session_options so = { .focus = true };
     check_options co = { .format = "text", .color = "auto", .fail_on = SEV_WARNING };
     int status = parse_args(argc, argv, &so, &co);
     if (status < 0)

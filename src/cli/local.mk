@@ -3,4 +3,5 @@ src_libkvlint_a_SOURCES += \
 	src/cli/commands.h \
 	src/cli/output.c src/cli/output.h \
 	src/cli/session.c src/cli/session.h \
+	src/cli/scope.c src/cli/scope.h src/cli/git.c src/cli/git.h \
 	src/cli/cmd_facts.c

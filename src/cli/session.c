@@ -109,12 +109,16 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
         s->project->rocm = true;
     ro.rocm = s->project->rocm;
 
-    size_t nextra = o->nconfigs + (o->model_config ? 1 : 0);
+    if (o->focus)
+        scope_plan(&s->scope, paths, npaths, s->project, o->nconfigs || o->model_config);
+    size_t nextra = o->nconfigs + (o->model_config ? 1 : 0) + s->scope.extra.n;
     const char **extra = xcalloc(nextra ? nextra : 1, sizeof *extra);
     for (size_t i = 0; i < o->nconfigs; i++)
         extra[i] = o->configs[i];
     if (o->model_config)
         extra[o->nconfigs] = o->model_config;
+    for (size_t i = 0; i < s->scope.extra.n; i++)
+        extra[nextra - s->scope.extra.n + i] = s->scope.extra.paths[i];
     scan_options so = {
         .project = s->project,
         .datadir = kvlint_datadir(),
@@ -141,6 +145,7 @@ void session_free(session *s, session_options *o)
     deployment_set_free(s->deployments);
     scan_result_free(s->scan);
     project_free(s->project);
+    scope_free(&s->scope);
     arena_free(s->arena);
     free(s);
 }
@@ -153,10 +158,13 @@ bool session_print_diags(const session *s)
     if (s->scan) {
         size_t n;
         const diag **all = scan_all_diags(s->scan, &n);
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
+            if (!scope_shows_path(&s->scope, all[i]->path))
+                continue;
             diag_print(stderr, all[i]);
+            errors = errors || all[i]->level == DIAG_ERROR;
+        }
         free(all);
-        errors = errors || scan_has_errors(s->scan);
     }
     return errors;
 }

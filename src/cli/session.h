@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cli/scope.h"
 #include "config/project.h"
 #include "resolve/deploy.h"
 #include "scan/scan.h"
@@ -22,6 +23,7 @@ typedef struct session_options {
     const char *platform;          /* --platform cuda|rocm */
     const char *whatif_kv;         /* --kv-cache-dtype D */
     const char *whatif_model;      /* --dtype D */
+    bool focus;                    /* named files only: read their context, report what involves them (scope.h) */
 } session_options;
 
 typedef struct session {
@@ -29,6 +31,7 @@ typedef struct session {
     scan_result *scan;
     deployment_set *deployments;
     diag_list diags;               /* session-level (project file, option values) */
+    run_scope scope;               /* what a run on named files reads besides them */
     kv_arena *arena;
 } session;
 

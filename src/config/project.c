@@ -264,6 +264,10 @@ static void load_key(loader *l, const ynode *k, const ynode *v)
         strings(l, v, name, &l->p->exclude);
     else if (!strcmp(name, "deployments"))
         strings(l, v, name, &l->p->deployments);
+    else if (!strcmp(name, "code"))
+        strings(l, v, name, &l->p->code);
+    else if (!strcmp(name, "model_config") || !strcmp(name, "model-config"))
+        strings(l, v, name, &l->p->model_config);
     else if (!strcmp(name, "sinks"))
         load_sinks(l, v);
     else if (!strcmp(name, "ranges"))
@@ -290,8 +294,8 @@ static void load_key(loader *l, const ynode *k, const ynode *v)
                   : "max_file_size: expected a size such as 8M, not %s",
                 s ? s : "a list or mapping");
     } else {
-        err(l, k, "unknown key '%s' (known: include, exclude, sinks, ranges, assume, deployments, platform, "
-                  "rules, max_file_size)", name);
+        err(l, k, "unknown key '%s' (known: include, exclude, sinks, ranges, assume, deployments, code, "
+                  "model_config, platform, rules, max_file_size)", name);
     }
 }
 

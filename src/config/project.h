@@ -41,6 +41,8 @@ typedef struct kv_project {
     kvn_dtype assume_model;              /* assume: {dtype: ...}, KVN_DTYPE_INVALID if unset */
     kv_loc assume_model_loc;
     ARENA_VEC(const char *) deployments; /* globs of config files that describe deployments */
+    ARENA_VEC(const char *) code;        /* globs of the code a config-only run checks against */
+    ARENA_VEC(const char *) model_config;/* globs of checkpoint config.json files, read on one-file runs */
     bool rocm;                           /* platform: rocm */
     ARENA_VEC(const char *) select;      /* rule ids to run (empty: all) */
     ARENA_VEC(const char *) ignore;      /* rule ids to skip */

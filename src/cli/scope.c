@@ -1,0 +1,207 @@
+/*
+ * scope.c: see scope.h. The named files are compared by realpath (a hook passes paths relative
+ * to the top, the walk may produce them relative to another folder); realpath is only computed for
+ * walked files whose base name is also a named file's, so a large tree costs one walk.
+ */
+#include "cli/scope.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/git.h"
+#include "scan/scan.h"
+#include "util/xalloc.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_regular(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static const char *base_of(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static bool is_config(const frontend *fe)
+{
+    return !strcmp(fe->name, "config");
+}
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+}
+
+/* abs as the walk should spell it: "." for the working directory, relative below it. */
+static char *spelled_from_cwd(const char *abs)
+{
+    char cwd[PATH_MAX];
+    char *real = realpath(abs, NULL);
+    if (!real || !getcwd(cwd, sizeof cwd))
+        return real ? real : xstrdup(abs);
+    size_t n = strlen(cwd);
+    char *out;
+    if (!strcmp(real, cwd))
+        out = xstrdup(".");
+    else if (!strncmp(real, cwd, n) && real[n] == '/')
+        out = xstrdup(real + n + 1);
+    else
+        out = xstrdup(real);
+    free(real);
+    return out;
+}
+
+static bool any_glob(const char *const *globs, size_t n, const char *rel)
+{
+    for (size_t i = 0; i < n; i++)
+        if (kv_glob_match(globs[i], rel))
+            return true;
+    return false;
+}
+
+static bool is_given(const run_scope *s, const char *path)
+{
+    char *real = realpath(path, NULL);
+    if (!real)
+        return false;
+    bool hit = bsearch(&real, s->given, s->ngiven, sizeof *s->given, cmp_str) != NULL;
+    free(real);
+    return hit;
+}
+
+static bool given_base(const run_scope *s, const char *path)
+{
+    const char *b = base_of(path);
+    for (size_t i = 0; i < s->ngiven; i++)
+        if (!strcmp(base_of(s->given[i]), b))
+            return true;
+    return false;
+}
+
+/* Walk the root and keep the context files the plan asks for. */
+static void collect(run_scope *s, const kv_project *p, bool want_code, bool want_configs)
+{
+    fs_list all = {0};
+    kv_arena *tmp = arena_new();
+    diag_list quiet;
+    diag_init(&quiet, tmp);
+    fs_walk(s->root, &all, &quiet);
+    size_t rootlen = strcmp(s->root, ".") ? strlen(s->root) : 0;
+    for (size_t i = 0; i < all.n; i++) {
+        const char *path = all.paths[i];
+        const char *rel = rootlen && !strncmp(path, s->root, rootlen) && path[rootlen] == '/' ? path + rootlen + 1 : path;
+        const frontend *fe = scan_frontend_for(path, NULL, 0);
+        if (!fe)
+            continue;
+        bool take;
+        if (is_config(fe))
+            take = want_configs && (p->path ? any_glob(p->model_config.v, p->model_config.n, rel) : true);
+        else
+            take = want_code && (p->code.n ? any_glob(p->code.v, p->code.n, rel) : true);
+        if (!take || (given_base(s, path) && is_given(s, path)))
+            continue;
+        s->extra.paths = xgrow(s->extra.paths, &s->extra.cap, s->extra.n + 1, sizeof *s->extra.paths);
+        s->extra.paths[s->extra.n++] = xstrdup(path);
+    }
+    fs_list_sort_unique(&s->extra);
+    fs_list_free(&all);
+    arena_free(tmp);
+}
+
+void scope_plan(run_scope *s, char *const *paths, size_t npaths, const kv_project *p, bool named_configs)
+{
+    memset(s, 0, sizeof *s);
+    if (npaths == 0)
+        return;
+    bool code = false, claimed = false;
+    for (size_t i = 0; i < npaths; i++) {
+        if (!is_regular(paths[i]))
+            return;
+        const frontend *fe = scan_frontend_for(paths[i], NULL, 0);
+        claimed = claimed || fe;
+        code = code || (fe && !is_config(fe));
+    }
+    if (!claimed)
+        return;
+    char *top;
+    if (p->path) {
+        top = xstrdup(p->root);
+    } else {
+        char *dir = dir_of(paths[0]);
+        top = git_toplevel(dir);
+        free(dir);
+        if (!top)
+            return;   /* neither .kvlint.yaml nor a repository: nothing says where the project ends */
+    }
+    s->root = spelled_from_cwd(top);
+    free(top);
+    s->given = xcalloc(npaths, sizeof *s->given);
+    for (size_t i = 0; i < npaths; i++) {
+        char *real = realpath(paths[i], NULL);
+        if (real)
+            s->given[s->ngiven++] = real;
+    }
+    qsort(s->given, s->ngiven, sizeof *s->given, cmp_str);
+    s->focused = true;
+    collect(s, p, !code, !named_configs);
+}
+
+static bool loc_given(const run_scope *s, const kv_loc *l)
+{
+    return l->path && is_given(s, l->path);
+}
+
+bool scope_involves(const run_scope *s, const finding *f)
+{
+    if (!s->focused)
+        return true;
+    if (loc_given(s, &f->loc) || (f->has_dtype_origin && loc_given(s, &f->dtype_origin)))
+        return true;
+    for (size_t i = 0; i < f->nrelated; i++)
+        if (loc_given(s, &f->related[i].loc))
+            return true;
+    for (size_t i = 0; i < f->nsteps; i++)
+        if (loc_given(s, &f->steps[i].loc))
+            return true;
+    return false;
+}
+
+bool scope_shows_path(const run_scope *s, const char *path)
+{
+    if (!s->focused || !path)
+        return true;
+    char *key = (char *)path;
+    return bsearch(&key, s->extra.paths, s->extra.n, sizeof *s->extra.paths, cmp_str) == NULL;
+}
+
+void scope_filter(const run_scope *s, finding_list *l)
+{
+    if (!s->focused)
+        return;
+    size_t k = 0;
+    for (size_t i = 0; i < l->v.n; i++)
+        if (scope_involves(s, &l->v.v[i]))
+            l->v.v[k++] = l->v.v[i];
+    l->v.n = k;
+}
+
+void scope_free(run_scope *s)
+{
+    for (size_t i = 0; i < s->ngiven; i++)
+        free(s->given[i]);
+    free(s->given);
+    fs_list_free(&s->extra);
+    free(s->root);
+    memset(s, 0, sizeof *s);
+}

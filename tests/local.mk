@@ -31,3 +31,5 @@ TESTS += tests/e2e/output_safety.sh
 EXTRA_DIST += tests/e2e/output_safety.sh
 TESTS += tests/e2e/precommit.sh
 EXTRA_DIST += tests/e2e/precommit.sh
+TESTS += tests/e2e/one_file.sh
+EXTRA_DIST += tests/e2e/one_file.sh

@@ -1,0 +1,70 @@
+#!/bin/sh
+# one_file.sh: `kvlint check FILE...` (a pre-commit run) reads the named files' context and reports
+# what involves them (docs/check.md, "Runs on named files"), on scratch repositories made from the
+# example: without .kvlint.yaml (git top, every config), with one (code:, deployments:,
+# model_config:), outside any repository, and with --config naming the deployments.
+. "$top_srcdir/tests/e2e/lib.sh"
+export HOME="$tmpdir/home" GIT_CONFIG_NOSYSTEM=1
+mkdir -p "$HOME"
+ex="$top_srcdir/examples/adapter-router"
+mkrepo() {   # mkrepo DIR: the example as a git work tree of its own
+    cp -R "$ex" "$1" && chmod -R u+w "$1" && git -C "$1" init -q
+}
+check() { (cd "$repo" && "$KVLINT" check "$@") >"$tmpdir/out" 2>"$tmpdir/err"; }
+
+repo="$tmpdir/plain"
+mkrepo "$repo"
+check deploy/compose.yaml
+expect_status "deployment only: the repository's code is read" 1 $?
+expect_contains "KV001 from the code" "$tmpdir/out" "adapter_router/layers.py:14:12: error: -1e9 is stored as -57344"
+expect_contains "KV003 with the checkpoint's range" "$tmpdir/out" "ids up to 20 (num_adapters = 20, checkpoint/config.json:9:19) but fp8_e5m2"
+expect_not_contains "the other deployments' findings are not reported" "$tmpdir/out" "vllm-fp8.yaml"
+expect_contains "summary" "$tmpdir/out" "kvlint: 2 errors in 5 files, 3 deployments"
+check adapter_router/layers.py
+expect_status "code only: the repository's deployments are read" 1 $?
+expect_contains "e4m3 deployment found" "$tmpdir/out" "fp8_e4m3 (declared at deploy/vllm-fp8.yaml:21:15)"
+expect_contains "range kept" "$tmpdir/out" "ids up to 20 (num_adapters = 20, checkpoint/config.json:9:19)"
+check deploy/serve.yaml
+expect_status "the bfloat16 deployment alone is clean" 0 $?
+(cd "$repo/deploy" && "$KVLINT" check compose.yaml) >"$tmpdir/out" 2>&1
+expect_status "from a subfolder: the git top is the project" 1 $?
+expect_contains "code found from a subfolder" "$tmpdir/out" "[KV001]"
+printf 'a: [unclosed\n  vllm: dtype\n' >"$repo/deploy/broken.yaml"
+check adapter_router/layers.py
+expect_status "an unrelated malformed config does not make the run fail" 1 $?
+expect_not_contains "nor is it printed" "$tmpdir/err" "broken.yaml"
+check deploy/broken.yaml
+expect_contains "a malformed named config is reported" "$tmpdir/err" "broken.yaml:2:7: warning: malformed YAML"
+rm "$repo/deploy/broken.yaml"
+check --config deploy/serve.yaml adapter_router/layers.py
+expect_status "--config names the deployments: no others are read" 0 $?
+
+# With .kvlint.yaml: its globs decide.
+repo="$tmpdir/proj"
+mkrepo "$repo"
+mkdir -p "$repo/other"
+cp "$ex/adapter_router/layers.py" "$repo/other/copy.py"
+cat >"$repo/.kvlint.yaml" <<'YAML'
+code: [adapter_router/**]
+deployments: [deploy/compose.yaml]
+model_config: [checkpoint/config.json]
+YAML
+check deploy/compose.yaml
+expect_status ".kvlint.yaml code: read for a deployment-only run" 1 $?
+expect_contains "code: glob's file" "$tmpdir/out" "adapter_router/layers.py:14:12"
+expect_not_contains "a file outside code: is not read" "$tmpdir/out" "other/copy.py"
+check adapter_router/layers.py
+expect_status "deployments: and model_config: for a code-only run" 1 $?
+expect_contains "model_config: keeps the range" "$tmpdir/out" "ids up to 20 (num_adapters = 20, checkpoint/config.json:9:19)"
+expect_not_contains "a deployment outside deployments: is not read" "$tmpdir/out" "vllm-fp8.yaml"
+printf 'model_config: 3: x\n' >"$repo/.kvlint.yaml"
+check adapter_router/layers.py
+expect_status "a bad model_config: is an error" 2 $?
+
+# Outside a repository and without .kvlint.yaml: the named file alone.
+repo="$tmpdir/norepo"
+cp -R "$ex" "$repo" && chmod -R u+w "$repo"
+check deploy/compose.yaml
+expect_status "no project: the named deployment alone" 0 $?
+expect_contains "one file read" "$tmpdir/out" "in 1 file, 1 deployment"
+finish

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cli/git.h"
-#include "scan/scan.h"
+#include "frontend/frontend.h"
 #include "util/xalloc.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -32,9 +32,17 @@ static const char *base_of(const char *path)
     return s ? s + 1 : path;
 }
 
-static bool is_config(const frontend *fe)
+/* The language the front ends read path as: NULL (none), "config", or code ("python", "c", ...;
+ * a file claimed by content, such as a .h, counts as code). */
+static const char *lang_of(const char *path)
 {
-    return !strcmp(fe->name, "config");
+    const char *lang = NULL;
+    return kv_frontend_for(path, &lang) ? lang : NULL;
+}
+
+static bool is_config(const char *lang)
+{
+    return !strcmp(lang, "config");
 }
 
 static char *dir_of(const char *path)
@@ -101,11 +109,11 @@ static void collect(run_scope *s, const kv_project *p, bool want_code, bool want
     for (size_t i = 0; i < all.n; i++) {
         const char *path = all.paths[i];
         const char *rel = rootlen && !strncmp(path, s->root, rootlen) && path[rootlen] == '/' ? path + rootlen + 1 : path;
-        const frontend *fe = scan_frontend_for(path, NULL, 0);
-        if (!fe)
+        const char *lang = lang_of(path);
+        if (!lang)
             continue;
         bool take;
-        if (is_config(fe))
+        if (is_config(lang))
             take = want_configs && (p->path ? any_glob(p->model_config.v, p->model_config.n, rel) : true);
         else
             take = want_code && (p->code.n ? any_glob(p->code.v, p->code.n, rel) : true);
@@ -128,9 +136,9 @@ void scope_plan(run_scope *s, char *const *paths, size_t npaths, const kv_projec
     for (size_t i = 0; i < npaths; i++) {
         if (!is_regular(paths[i]))
             return;
-        const frontend *fe = scan_frontend_for(paths[i], NULL, 0);
-        claimed = claimed || fe;
-        code = code || (fe && !is_config(fe));
+        const char *lang = lang_of(paths[i]);
+        claimed = claimed || lang;
+        code = code || (lang && !is_config(lang));
     }
     if (!claimed)
         return;

@@ -32,3 +32,11 @@ bench: bench-one-file
 .PHONY: bench-one-file
 bench-one-file: src/kvlint$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/one-file.sh .
+
+# Any tree given by path (a vLLM or SGLang checkout): files, bytes, parse-only and facts CPU time,
+# `kvlint check -j 2` wall time and peak memory, one-file run. make bench-tree TREE=DIR [ONEFILE=F]
+EXTRA_DIST += bench/tree.sh
+.PHONY: bench-tree
+bench-tree: bench/python-bench$(EXEEXT) src/kvlint$(EXEEXT)
+	@test -n "$(TREE)" || { echo "usage: make bench-tree TREE=DIR [ONEFILE=FILE]" >&2; exit 2; }
+	$(SHELL) $(srcdir)/bench/tree.sh . "$(TREE)" $(ONEFILE)

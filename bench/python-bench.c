@@ -97,6 +97,7 @@ typedef struct run {
     corpus *c;
     fe_context ctx;
     fe_file_index *idx;
+    kv_arena *link_arena;      /* the run-wide lookups of the last index_all() */
     bool filter;
     atomic_size_t next;
     size_t passed;
@@ -114,6 +115,9 @@ static void index_all(run *r)
     }
     r->ctx.indexes = r->idx;
     r->ctx.nindexes = r->c->n;
+    arena_free(r->link_arena);
+    r->link_arena = arena_new();
+    r->ctx.link = python_frontend.link(r->idx, r->c->n, r->link_arena);
 }
 
 static void *worker(void *arg)
@@ -209,6 +213,7 @@ int main(int argc, char **argv)
     }
     free(c.v);
     free(r.idx);
+    arena_free(r.link_arena);
     py_state_free(st);
     project_free(proj);
     arena_free(a);

@@ -195,7 +195,9 @@ static void check_soundness(const char *root, size_t *files, size_t *dropped)
         idx[n] = (fe_file_index){ c->path, c->exports };
         n++;
     }
-    fe_context ctx = { .project = proj, .state = st, .indexes = idx, .nindexes = n };
+    /* the run-wide lookups, as the scanner builds them between its passes */
+    fe_context ctx = { .project = proj, .state = st, .indexes = idx, .nindexes = n,
+                       .link = python_frontend.link(idx, n, a) };
     *files = n;
     *dropped = 0;
     for (size_t i = 0; i < n; i++) {

@@ -185,7 +185,7 @@ int main(int argc, char **argv)
     }
     kv_project *proj = project_default(".");
     py_state *st = py_state_load(datadir, proj, &d);
-    run r = { .c = &c, .ctx = { proj, st, NULL, 0 } };
+    run r = { .c = &c, .ctx = { .project = proj, .state = st } };
     r.idx = calloc(c.n, sizeof *r.idx);
     double mb = (double)c.bytes / 1e6;
     size_t passed, all;

@@ -50,6 +50,27 @@ enum {
 /* Field names of tree-sitter-python the evaluator reads; their ids are looked up once per file. */
 typedef enum fid { F_alias, F_alternative, F_argument, F_arguments, F_attribute, F_body, F_condition, F_consequence, F_definition, F_function, F_left, F_module_name, F_name, F_object, F_operator, F_parameters, F_right, F_subscript, F_value, F_COUNT } fid;
 
+/* Node kinds the evaluator dispatches on (eval_inner, exec_stmt): tree-sitter-python's named
+ * symbols by name, mapped once from symbol ids (pe_node_kinds), so a dispatch is a switch on an
+ * enum rather than a ladder of strcmp on ts_node_type. NK_OTHER is every other kind. */
+#define PE_NODE_KINDS(X)                                                                            \
+    X(identifier) X(integer) X(float) X(call) X(conditional_expression) X(comparison_operator)     \
+    X(concatenated_string) X(attribute) X(await) X(string) X(subscript) X(unary_operator)         \
+    X(binary_operator) X(boolean_operator) X(parenthesized_expression) X(tuple) X(list)           \
+    X(list_comprehension) X(lambda) X(expression_list) X(named_expression) X(not_operator)        \
+    X(generator_expression) X(dictionary) X(expression_statement) X(assignment)                   \
+    X(augmented_assignment) X(return_statement) X(if_statement) X(for_statement)                  \
+    X(while_statement) X(try_statement) X(match_statement) X(with_statement)                      \
+    X(function_definition) X(class_definition) X(decorated_definition) X(import_statement)        \
+    X(import_from_statement) X(block)
+typedef enum node_kind {
+    NK_OTHER,
+#define PE_NK_ENUM(name) NK_##name,
+    PE_NODE_KINDS(PE_NK_ENUM)
+#undef PE_NK_ENUM
+    NK_COUNT
+} node_kind;
+
 /* ---- environments ---- */
 
 /* Values are immutable once bound, so an environment copy (a branch) copies pointers only, and a
@@ -116,6 +137,8 @@ typedef struct ev {
     klass *orphans;            /* methods found outside a class (syntax errors) */
     ARENA_VEC(summary) summaries; /* per node id: the summary of a call without known arguments */
     TSFieldId fields[F_COUNT];
+    const unsigned char *kinds;   /* node_kind by symbol id (py_state's, or this file's) */
+    uint32_t nkinds;
 } ev;
 
 /* The arguments of one call, evaluated left to right. */
@@ -145,6 +168,7 @@ const char *pe_base_name(ev *e, TSNode n);
 bool pe_budget_ok(ev *e);
 const char *pe_last_dotted(const char *s);
 bool pe_same_bytes(const ev *e, TSNode a, TSNode b);
+node_kind pe_kind(const ev *e, TSNode n);
 
 /* ---- environments, bindings, assignment targets, parameters, imports (pyscope.c) ---- */
 uint32_t pe_name_hash_n(const char *s, size_t n);

@@ -268,144 +268,120 @@ static aval eval_comprehension(ev *e, TSNode n)
     return av_unknown();
 }
 
+static aval eval_number(ev *e, TSNode n)
+{
+    double x;
+    uint32_t b = ts_node_start_byte(n), z = ts_node_end_byte(n);
+    return py_parse_number(e->src + b, z - b, &x) ? pe_number_value(e, x, n) : av_unknown();
+}
+
+static aval eval_comparison(ev *e, TSNode n)
+{
+    bool tensor = false;
+    uint32_t k;
+    TSNode *ks = pe_kids(e, n, &k);
+    for (uint32_t i = 0; i < k; i++)
+        tensor |= pe_eval(e, ks[i]).tensor;
+    aval x = tensor ? av_unknown_tensor() : av_unknown();
+    x.binary = true;
+    return x;
+}
+
+static aval eval_subscript(ev *e, TSNode n)
+{
+    aval v = pe_eval(e, pe_fld(e, n, F_value));
+    if (v.tag == AV_SEQ) {
+        double ix;
+        TSNode sn = pe_fld(e, n, F_subscript);
+        aval s = ts_node_is_null(sn) ? av_unknown() : pe_eval(e, sn);
+        if (av_single(&s, &ix) && ix >= 0 && ix < (double)v.nelems)
+            return v.elems[(size_t)ix];
+        return av_unknown();
+    }
+    return v.tag == AV_VALUES && v.tensor ? v : av_unknown();
+}
+
+static aval eval_unary(ev *e, TSNode n)
+{
+    TSNode op = ts_node_child(n, 0);
+    aval x = pe_eval(e, pe_fld(e, n, F_argument));
+    const char *o = ts_node_type(op);
+    if (strcmp(o, "-") == 0)
+        return av_negate(e->s, &x, pe_loc_of(e, n), pe_text_of(e, n));
+    if (strcmp(o, "~") == 0) {
+        aval r = x.tensor ? av_unknown_tensor() : av_unknown();
+        r.binary = x.binary;
+        return r;
+    }
+    return x;
+}
+
+static aval eval_dictionary(ev *e, TSNode n)
+{
+    uint32_t k;
+    TSNode *ks = pe_kids(e, n, &k);
+    for (uint32_t i = 0; i < k; i++)
+        if (pe_is(ks[i], "pair"))
+            pe_eval(e, pe_fld(e, ks[i], F_value));
+    return av_unknown();
+}
+
+/* a if c else b: both sides joined (the condition evaluated in between, as Python reads it) */
+static aval eval_conditional(ev *e, TSNode n)
+{
+    if (ts_node_named_child_count(n) < 3)
+        return av_unknown();
+    aval a = pe_eval(e, ts_node_named_child(n, 0));
+    pe_eval(e, ts_node_named_child(n, 1));
+    aval b = pe_eval(e, ts_node_named_child(n, 2));
+    return av_join(e->s, &a, &b);
+}
+
+static aval eval_join2(ev *e, TSNode x, TSNode y)
+{
+    aval a = pe_eval(e, x), b = pe_eval(e, y);
+    return av_join(e->s, &a, &b);
+}
+
+/* The first named child's value (parentheses, await), unknown if there is none. */
+static aval eval_inside(ev *e, TSNode n)
+{
+    return ts_node_named_child_count(n) ? pe_eval(e, ts_node_named_child(n, 0)) : av_unknown();
+}
+
 static aval eval_inner(ev *e, TSNode n)
 {
-    const char *t = ts_node_type(n);
-    switch (t[0]) {
-    case 'i':
-        if (strcmp(t, "identifier") == 0)
-            return eval_identifier(e, n);
-        if (strcmp(t, "integer") == 0) {
-            double x;
-            uint32_t b = ts_node_start_byte(n), z = ts_node_end_byte(n);
-            return py_parse_number(e->src + b, z - b, &x) ? pe_number_value(e, x, n) : av_unknown();
-        }
-        break;
-    case 'f':
-        if (strcmp(t, "float") == 0) {
-            double x;
-            uint32_t b = ts_node_start_byte(n), z = ts_node_end_byte(n);
-            return py_parse_number(e->src + b, z - b, &x) ? pe_number_value(e, x, n) : av_unknown();
-        }
-        break;
-    case 'c':
-        if (strcmp(t, "call") == 0)
-            return pe_eval_call(e, n);
-        if (strcmp(t, "conditional_expression") == 0 && ts_node_named_child_count(n) >= 3) {
-            aval a = pe_eval(e, ts_node_named_child(n, 0));
-            pe_eval(e, ts_node_named_child(n, 1));
-            aval b = pe_eval(e, ts_node_named_child(n, 2));
-            return av_join(e->s, &a, &b);
-        }
-        if (strcmp(t, "comparison_operator") == 0) {
-            bool tensor = false;
-            uint32_t k;
-            TSNode *ks = pe_kids(e, n, &k);
-            for (uint32_t i = 0; i < k; i++)
-                tensor |= pe_eval(e, ks[i]).tensor;
-            aval x = tensor ? av_unknown_tensor() : av_unknown();
-            x.binary = true;
-            return x;
-        }
-        if (strcmp(t, "concatenated_string") == 0)
-            return av_unknown();
-        break;
-    case 'a':
-        if (strcmp(t, "attribute") == 0)
-            return eval_attribute(e, n);
-        if (strcmp(t, "await") == 0 && ts_node_named_child_count(n))
-            return pe_eval(e, ts_node_named_child(n, 0));
-        break;
-    case 's':
-        if (strcmp(t, "string") == 0)
-            return eval_string(e, n);
-        if (strcmp(t, "subscript") == 0) {
-            aval v = pe_eval(e, pe_fld(e, n, F_value));
-            if (v.tag == AV_SEQ) {
-                double ix;
-                TSNode sn = pe_fld(e, n, F_subscript);
-                aval s = ts_node_is_null(sn) ? av_unknown() : pe_eval(e, sn);
-                if (av_single(&s, &ix) && ix >= 0 && ix < (double)v.nelems)
-                    return v.elems[(size_t)ix];
-                return av_unknown();
-            }
-            return v.tag == AV_VALUES && v.tensor ? v : av_unknown();
-        }
-        break;
-    case 'u':
-        if (strcmp(t, "unary_operator") == 0) {
-            TSNode op = ts_node_child(n, 0);
-            aval x = pe_eval(e, pe_fld(e, n, F_argument));
-            const char *o = ts_node_type(op);
-            if (strcmp(o, "-") == 0)
-                return av_negate(e->s, &x, pe_loc_of(e, n), pe_text_of(e, n));
-            if (strcmp(o, "~") == 0) {
-                aval r = x.tensor ? av_unknown_tensor() : av_unknown();
-                r.binary = x.binary;
-                return r;
-            }
-            return x;
-        }
-        break;
-    case 'b':
-        if (strcmp(t, "binary_operator") == 0)
-            return eval_binary(e, n);
-        if (strcmp(t, "boolean_operator") == 0) {
-            aval a = pe_eval(e, pe_fld(e, n, F_left)), b = pe_eval(e, pe_fld(e, n, F_right));
-            return av_join(e->s, &a, &b);
-        }
-        break;
-    case 'p':
-        if (strcmp(t, "parenthesized_expression") == 0 && ts_node_named_child_count(n))
-            return pe_eval(e, ts_node_named_child(n, 0));
-        break;
-    case 't':
-        if (strcmp(t, "tuple") == 0)
-            return eval_seq(e, n);
-        break;
-    case 'l':
-        if (strcmp(t, "list") == 0)
-            return eval_seq(e, n);
-        if (strcmp(t, "list_comprehension") == 0)
-            return eval_comprehension(e, n);
-        if (strcmp(t, "lambda") == 0)
-            return av_unknown();
-        break;
-    case 'e':
-        if (strcmp(t, "expression_list") == 0)
-            return eval_seq(e, n);
-        break;
-    case 'n':
-        if (strcmp(t, "named_expression") == 0) {
-            aval v = pe_eval(e, pe_fld(e, n, F_value));
-            pe_assign(e, pe_fld(e, n, F_name), v, n);
-            return v;
-        }
-        if (strcmp(t, "not_operator") == 0) {
-            pe_eval(e, pe_fld(e, n, F_argument));
-            return av_unknown();
-        }
-        break;
-    case 'g':
-        if (strcmp(t, "generator_expression") == 0)
-            return eval_comprehension(e, n);
-        break;
-    case 'd':
-        if (strcmp(t, "dictionary") == 0) {
-            uint32_t k;
-            TSNode *ks = pe_kids(e, n, &k);
-            for (uint32_t i = 0; i < k; i++) {
-                TSNode p = ks[i];
-                if (pe_is(p, "pair"))
-                    pe_eval(e, pe_fld(e, p, F_value));
-            }
-            return av_unknown();
-        }
-        break;
-    default:
-        break;
+    switch (pe_kind(e, n)) {
+    case NK_identifier: return eval_identifier(e, n);
+    case NK_integer:
+    case NK_float: return eval_number(e, n);
+    case NK_call: return pe_eval_call(e, n);
+    case NK_conditional_expression: return eval_conditional(e, n);
+    case NK_comparison_operator: return eval_comparison(e, n);
+    case NK_attribute: return eval_attribute(e, n);
+    case NK_await:
+    case NK_parenthesized_expression: return eval_inside(e, n);
+    case NK_string: return eval_string(e, n);
+    case NK_subscript: return eval_subscript(e, n);
+    case NK_unary_operator: return eval_unary(e, n);
+    case NK_binary_operator: return eval_binary(e, n);
+    case NK_boolean_operator: return eval_join2(e, pe_fld(e, n, F_left), pe_fld(e, n, F_right));
+    case NK_tuple:
+    case NK_list:
+    case NK_expression_list: return eval_seq(e, n);
+    case NK_list_comprehension:
+    case NK_generator_expression: return eval_comprehension(e, n);
+    case NK_named_expression: {
+        aval v = pe_eval(e, pe_fld(e, n, F_value));
+        pe_assign(e, pe_fld(e, n, F_name), v, n);
+        return v;
     }
-    return av_unknown();
+    case NK_not_operator:
+        pe_eval(e, pe_fld(e, n, F_argument));
+        return av_unknown();
+    case NK_dictionary: return eval_dictionary(e, n);
+    default: return av_unknown();   /* lambdas, concatenated strings, and what is not modelled */
+    }
 }
 
 aval pe_eval(ev *e, TSNode n)

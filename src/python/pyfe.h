@@ -56,6 +56,8 @@ typedef struct py_state {
     kv_arena *arena;
     ARENA_VEC(py_sink) sinks;
     ARENA_VEC(const char *) cache_names;   /* glob-ish: "*kv_cache*", "k_cache", "past_key_value*" */
+    const unsigned char *node_kinds;       /* the evaluator's node kind by symbol id (pytree.c) */
+    uint32_t nnode_kinds;
 } py_state;
 
 /* Load <datadir>/grammars/python/sinks.tsv and add the project's user sinks. Never NULL. */
@@ -134,6 +136,10 @@ bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, s
 
 /* Every `# kvlint: ignore[...]` comment of a file (frontend/suppress.h), into out->suppressions. */
 void py_collect_suppressions(const char *data, size_t len, kv_arena *a, file_facts *out);
+
+/* The evaluator's node kind (pyeval.h node_kind) of every symbol of tree-sitter-python, indexed by
+ * symbol id, in a (*n entries); built once per run with the sink table (pytree.c). */
+const unsigned char *py_node_kinds(kv_arena *a, uint32_t *n);
 
 /* ---- analysis (pystmt.c; the evaluator's files share pyeval.h) ---- */
 

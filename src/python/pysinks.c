@@ -143,6 +143,7 @@ py_state *py_state_load(const char *datadir, const kv_project *project, diag_lis
     st->arena = arena_new();
     load_table(st, datadir, diags);
     add_user_sinks(st, project);
+    st->node_kinds = py_node_kinds(st->arena, &st->nnode_kinds);
     return st;
 }
 

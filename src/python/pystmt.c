@@ -189,90 +189,111 @@ static void exec_def(ev *e, TSNode s)
         ARENA_PUSH(e->s, e->queue, ((qfn){ s, cls, false }));
 }
 
+static void exec_assignment(ev *e, TSNode s)
+{
+    TSNode right = pe_fld(e, s, F_right);
+    aval v;
+    if (!ts_node_is_null(right) && pe_kind(e, right) == NK_assignment) {  /* a = b = c */
+        exec_stmt(e, right);
+        v = pe_eval(e, pe_fld(e, right, F_left));
+    } else {
+        v = pe_eval(e, right);
+    }
+    if (!ts_node_is_null(right))
+        pe_assign(e, pe_fld(e, s, F_left), v, s);
+}
+
+static void exec_augmented(ev *e, TSNode s)
+{
+    TSNode left = pe_fld(e, s, F_left);
+    aval r = pe_eval(e, pe_fld(e, s, F_right));
+    TSNode on = pe_fld(e, s, F_operator);
+    char op[4] = { 0 };
+    const char *ot = ts_node_is_null(on) ? "" : ts_node_type(on);
+    size_t ol = strlen(ot) > 1 ? strlen(ot) - 1 : 0;
+    if (ol < sizeof op)
+        memcpy(op, ot, ol);
+    bool arith = (ol == 1 && strchr("+-*/", op[0])) || strcmp(op, "**") == 0;
+    if (pe_kind(e, left) == NK_subscript) {
+        pe_write_into(e, left, r, s, "[]=");
+    } else {
+        aval l = pe_eval(e, left);
+        pe_assign(e, left, arith ? av_arith(e->s, op, &l, &r, pe_loc_of(e, s), pe_text_of(e, s))
+                                 : av_unknown(), s);
+    }
+}
+
+static void exec_return(ev *e, TSNode s)
+{
+    aval v = ts_node_named_child_count(s) ? pe_eval(e, ts_node_named_child(s, 0)) : av_unknown();
+    if (e->fr) {
+        e->fr->ret = e->fr->has_ret ? av_join(e->s, &e->fr->ret, &v) : v;
+        e->fr->has_ret = true;
+    }
+}
+
+static void exec_with(ev *e, TSNode s)
+{
+    TSNode wc = ts_node_named_child(s, 0);
+    for (uint32_t i = 0; !ts_node_is_null(wc) && i < ts_node_named_child_count(wc); i++) {
+        TSNode item = ts_node_named_child(wc, i);
+        TSNode v = pe_fld(e, item, F_value);
+        if (!ts_node_is_null(v) && pe_is(v, "as_pattern")) {
+            pe_eval(e, ts_node_named_child(v, 0));
+            TSNode al = pe_fld(e, v, F_alias);
+            if (!ts_node_is_null(al) && ts_node_named_child_count(al))
+                pe_assign(e, ts_node_named_child(al, 0), av_unknown(), item);
+        } else if (!ts_node_is_null(v)) {
+            pe_eval(e, v);
+        }
+    }
+    pe_exec_block(e, pe_fld(e, s, F_body));
+}
+
+/* Statements that bind or compute nothing the analysis follows. */
+static bool inert_statement(const char *t)
+{
+    static const char *const inert[] = { "ERROR", "comment", "pass_statement", "raise_statement",
+                                         "global_statement", "nonlocal_statement", "delete_statement",
+                                         "assert_statement", "type_alias_statement", NULL };
+    for (size_t i = 0; inert[i]; i++)
+        if (strcmp(t, inert[i]) == 0)
+            return true;
+    return false;
+}
+
 static void exec_stmt(ev *e, TSNode s)
 {
     if (e->depth >= MAX_DEPTH || !pe_budget_ok(e))
         return;
     e->depth++;
-    const char *t = ts_node_type(s);
-    if (strcmp(t, "expression_statement") == 0) {
+    switch (pe_kind(e, s)) {
+    case NK_expression_statement: {
         uint32_t k;
         TSNode *ks = pe_kids(e, s, &k);
         for (uint32_t i = 0; i < k; i++)
             exec_stmt(e, ks[i]);
-    } else if (strcmp(t, "assignment") == 0) {
-        TSNode right = pe_fld(e, s, F_right);
-        aval v;
-        if (!ts_node_is_null(right) && pe_is(right, "assignment")) {  /* a = b = c */
-            exec_stmt(e, right);
-            v = pe_eval(e, pe_fld(e, right, F_left));
-        } else {
-            v = pe_eval(e, right);
-        }
-        if (!ts_node_is_null(right))
-            pe_assign(e, pe_fld(e, s, F_left), v, s);
-    } else if (strcmp(t, "augmented_assignment") == 0) {
-        TSNode left = pe_fld(e, s, F_left);
-        aval r = pe_eval(e, pe_fld(e, s, F_right));
-        TSNode on = pe_fld(e, s, F_operator);
-        char op[4] = { 0 };
-        const char *ot = ts_node_is_null(on) ? "" : ts_node_type(on);
-        size_t ol = strlen(ot) > 1 ? strlen(ot) - 1 : 0;
-        if (ol < sizeof op)
-            memcpy(op, ot, ol);
-        bool arith = (ol == 1 && strchr("+-*/", op[0])) || strcmp(op, "**") == 0;
-        if (pe_is(left, "subscript")) {
-            pe_write_into(e, left, r, s, "[]=");
-        } else {
-            aval l = pe_eval(e, left);
-            pe_assign(e, left, arith ? av_arith(e->s, op, &l, &r, pe_loc_of(e, s), pe_text_of(e, s))
-                                                              : av_unknown(), s);
-        }
-    } else if (strcmp(t, "return_statement") == 0) {
-        aval v = ts_node_named_child_count(s) ? pe_eval(e, ts_node_named_child(s, 0)) : av_unknown();
-        if (e->fr) {
-            e->fr->ret = e->fr->has_ret ? av_join(e->s, &e->fr->ret, &v) : v;
-            e->fr->has_ret = true;
-        }
-    } else if (strcmp(t, "if_statement") == 0) {
-        exec_branches(e, s);
-    } else if (strcmp(t, "for_statement") == 0 || strcmp(t, "while_statement") == 0) {
-        exec_loop(e, s);
-    } else if (strcmp(t, "try_statement") == 0) {
-        exec_try(e, s);
-    } else if (strcmp(t, "match_statement") == 0) {
-        exec_match(e, s);
-    } else if (strcmp(t, "with_statement") == 0) {
-        TSNode wc = ts_node_named_child(s, 0);
-        for (uint32_t i = 0; !ts_node_is_null(wc) && i < ts_node_named_child_count(wc); i++) {
-            TSNode item = ts_node_named_child(wc, i);
-            TSNode v = pe_fld(e, item, F_value);
-            if (!ts_node_is_null(v) && pe_is(v, "as_pattern")) {
-                pe_eval(e, ts_node_named_child(v, 0));
-                TSNode al = pe_fld(e, v, F_alias);
-                if (!ts_node_is_null(al) && ts_node_named_child_count(al))
-                    pe_assign(e, ts_node_named_child(al, 0), av_unknown(), item);
-            } else if (!ts_node_is_null(v)) {
-                pe_eval(e, v);
-            }
-        }
-        pe_exec_block(e, pe_fld(e, s, F_body));
-    } else if (strcmp(t, "function_definition") == 0) {
-        exec_def(e, s);
-    } else if (strcmp(t, "class_definition") == 0) {
-        exec_class(e, s);
-    } else if (strcmp(t, "decorated_definition") == 0) {
-        exec_stmt(e, pe_fld(e, s, F_definition));
-    } else if (strcmp(t, "import_statement") == 0 || strcmp(t, "import_from_statement") == 0) {
-        pe_bind_imports(e, s);
-    } else if (strcmp(t, "block") == 0) {
-        pe_exec_block(e, s);
-    } else if (strcmp(t, "ERROR") != 0 && strcmp(t, "comment") != 0 && strcmp(t, "pass_statement") != 0
-               && strcmp(t, "raise_statement") != 0 && strcmp(t, "global_statement") != 0
-               && strcmp(t, "nonlocal_statement") != 0
-               && strcmp(t, "delete_statement") != 0 && strcmp(t, "assert_statement") != 0
-               && strcmp(t, "type_alias_statement") != 0) {
-        pe_eval(e, s);  /* a bare expression: a call, usually */
+        break;
+    }
+    case NK_assignment: exec_assignment(e, s); break;
+    case NK_augmented_assignment: exec_augmented(e, s); break;
+    case NK_return_statement: exec_return(e, s); break;
+    case NK_if_statement: exec_branches(e, s); break;
+    case NK_for_statement:
+    case NK_while_statement: exec_loop(e, s); break;
+    case NK_try_statement: exec_try(e, s); break;
+    case NK_match_statement: exec_match(e, s); break;
+    case NK_with_statement: exec_with(e, s); break;
+    case NK_function_definition: exec_def(e, s); break;
+    case NK_class_definition: exec_class(e, s); break;
+    case NK_decorated_definition: exec_stmt(e, pe_fld(e, s, F_definition)); break;
+    case NK_import_statement:
+    case NK_import_from_statement: pe_bind_imports(e, s); break;
+    case NK_block: pe_exec_block(e, s); break;
+    default:
+        if (!inert_statement(ts_node_type(s)))
+            pe_eval(e, s);  /* a bare expression: a call, usually */
+        break;
     }
     e->depth--;
 }
@@ -382,6 +403,12 @@ void py_analyze_file(const char *path, const char *data, size_t len, const fe_co
     e.ctx = ctx;
     e.st = ctx ? ctx->state : NULL;
     e.cur = &e.module;
+    if (e.st && e.st->node_kinds) {
+        e.kinds = e.st->node_kinds;
+        e.nkinds = e.st->nnode_kinds;
+    } else {
+        e.kinds = py_node_kinds(e.s, &e.nkinds);   /* no run state (unit tests): this file's own */
+    }
     e.budget = 100000 + 10 * (size_t)len;  /* about 40 evaluations per syntax node, summaries included */
     for (int f = 0; f < F_COUNT; f++)
         e.fields[f] = ts_language_field_id_for_name(tree_sitter_python(), pe_field_names[f], (uint32_t)strlen(pe_field_names[f]));

@@ -6,6 +6,8 @@
  */
 #include <string.h>
 
+#include "python/grammar.h"
+
 #include "python/pyeval.h"
 
 TSNode pe_fld(const ev *e, TSNode n, fid f)
@@ -148,4 +150,36 @@ bool pe_same_bytes(const ev *e, TSNode a, TSNode b)
     uint32_t ab = ts_node_start_byte(a), al = ts_node_end_byte(a) - ab;
     uint32_t bb = ts_node_start_byte(b), bl = ts_node_end_byte(b) - bb;
     return al == bl && memcmp(e->src + ab, e->src + bb, al) == 0;
+}
+
+const unsigned char *py_node_kinds(kv_arena *a, uint32_t *n)
+{
+    static const char *const names[NK_COUNT] = {
+        NULL,
+#define PE_NK_NAME(name) #name,
+        PE_NODE_KINDS(PE_NK_NAME)
+#undef PE_NK_NAME
+    };
+    const TSLanguage *lang = tree_sitter_python();
+    uint32_t count = ts_language_symbol_count(lang);
+    unsigned char *k = arena_alloc(a, count ? count : 1);
+    memset(k, NK_OTHER, count ? count : 1);
+    /* every symbol of a kind's name (aliases share a name under several ids), named ones only:
+     * the keywords `lambda` and `await` are anonymous symbols of the same spelling */
+    for (uint32_t s = 0; s < count; s++) {
+        if (ts_language_symbol_type(lang, (TSSymbol)s) != TSSymbolTypeRegular)
+            continue;
+        const char *name = ts_language_symbol_name(lang, (TSSymbol)s);
+        for (int i = 1; name && i < NK_COUNT; i++)
+            if (strcmp(name, names[i]) == 0)
+                k[s] = (unsigned char)i;
+    }
+    *n = count;
+    return k;
+}
+
+node_kind pe_kind(const ev *e, TSNode n)
+{
+    TSSymbol s = ts_node_symbol(n);
+    return s < e->nkinds ? (node_kind)e->kinds[s] : NK_OTHER;
 }

@@ -33,3 +33,5 @@ TESTS += tests/e2e/precommit.sh
 EXTRA_DIST += tests/e2e/precommit.sh
 TESTS += tests/e2e/one_file.sh
 EXTRA_DIST += tests/e2e/one_file.sh
+TESTS += tests/e2e/incomplete_runs.sh
+EXTRA_DIST += tests/e2e/incomplete_runs.sh

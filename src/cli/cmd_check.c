@@ -176,15 +176,16 @@ static int run(char **paths, size_t npaths, session_options *so, check_options *
     double t2 = now();
     report_job job = {
         .format = co->format, .color = co->color,
-        .in = { .findings = l, .rules = rules, .eval = &eo, .files = s->scan->stats.files_analyzed,
-                .deployments = s->deployments->n },
+        .in = { .findings = l, .rules = rules, .eval = &eo },
     };
+    session_report_counts(s, &job.in);
     bool written = output_write("check", co->output, s, print_job, &job);
     bool errors = session_print_diags(s);
+    bool complete = session_complete(s, "check");
     if (co->stats)
         fprintf(stderr, "kvlint: scan+resolve %.3f s, evaluate %.3f s, report %.3f s (%zu files, %zu deployments, %zu findings)\n",
                 t1 - t0, t2 - t1, now() - t2, job.in.files, job.in.deployments, l->v.n);
-    int status = errors || !written ? EXIT_USAGE : reaches(l, co->fail_on) ? EXIT_FINDINGS : EXIT_CLEAN;
+    int status = errors || !written || !complete ? EXIT_USAGE : reaches(l, co->fail_on) ? EXIT_FINDINGS : EXIT_CLEAN;
     finding_list_free(l);
     common_eval_options_free(&eo);
     session_free(s, NULL);

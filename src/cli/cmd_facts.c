@@ -201,6 +201,7 @@ int cmd_facts(int argc, char **argv)
     else
         print_text(s);
     bool errors = session_print_diags(s);
+    errors = !session_complete(s, "facts") || errors;
     session_free(s, &so);
     return errors ? EXIT_USAGE : EXIT_CLEAN;
 }

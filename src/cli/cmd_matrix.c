@@ -290,7 +290,8 @@ int cmd_matrix(int argc, char **argv)
             print_text(m);
         matrix_free(m);
         common_eval_options_free(&eo);
-        status = session_print_diags(s) || fflush(stdout) != 0 ? EXIT_USAGE : EXIT_CLEAN;
+        bool errors = session_print_diags(s);
+        status = !session_complete(s, "matrix") || errors || fflush(stdout) != 0 ? EXIT_USAGE : EXIT_CLEAN;
     }
     session_free(s, NULL);
     rule_set_free(rules);

@@ -1,16 +1,22 @@
 /* session.c: see session.h. */
 #include "cli/session.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "util/fsutil.h"
 #include "util/xalloc.h"
 
+/* A size: digits and an optional K, M or G suffix, from 1 byte to FS_MAX_FILE_SIZE_LIMIT. No sign:
+ * strtoull would read "-1" as 2^64-1. */
 static bool parse_size(const char *s, size_t *out)
 {
+    if (!isdigit((unsigned char)*s))
+        return false;
     errno = 0;
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
@@ -23,7 +29,7 @@ static bool parse_size(const char *s, size_t *out)
         mul = 1024 * 1024, end++;
     else if (*end == 'g' || *end == 'G')
         mul = 1024ULL * 1024 * 1024, end++;
-    if (*end || v == 0 || v > (unsigned long long)SIZE_MAX / mul)
+    if (*end || v == 0 || v > FS_MAX_FILE_SIZE_LIMIT / mul)
         return false;
     *out = (size_t)(v * mul);
     return true;
@@ -44,7 +50,8 @@ int session_option(session_options *o, int c, const char *arg, const char *cmd)
     }
     case 0x100:
         if (!parse_size(arg, &o->max_file_size)) {
-            usage_error(cmd, "--max-file-size takes a size such as 8M, not '%s'", arg);
+            usage_error(cmd, "--max-file-size takes a size from 1 to %zu bytes such as 8M (K, M, G suffixes), not '%s'",
+                        FS_MAX_FILE_SIZE_LIMIT, arg);
             return -1;
         }
         return 1;
@@ -148,6 +155,26 @@ void session_free(session *s, session_options *o)
     scope_free(&s->scope);
     arena_free(s->arena);
     free(s);
+}
+
+void session_report_counts(const session *s, report_input *in)
+{
+    in->files = s->scan->stats.files_analyzed;
+    in->skipped = s->scan->stats.files_skipped;
+    in->limited = s->scan->stats.files_limited;
+    in->limits = s->scan->stats.limits_hit;
+    in->deployments = s->deployments->n;
+}
+
+bool session_complete(const session *s, const char *cmd)
+{
+    report_input in = {0};
+    session_report_counts(s, &in);
+    char why[160];
+    if (!report_incomplete_text(&in, why, sizeof why))
+        return true;
+    fprintf(stderr, "kvlint %s: incomplete run: %s (limits: docs/limits.md)\n", cmd, why);
+    return false;
 }
 
 bool session_print_diags(const session *s)

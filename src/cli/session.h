@@ -10,6 +10,7 @@
 
 #include "cli/scope.h"
 #include "config/project.h"
+#include "report/report.h"
 #include "resolve/deploy.h"
 #include "scan/scan.h"
 
@@ -64,5 +65,10 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
 void session_free(session *s, session_options *o);
 /* Print run diagnostics (session + scan) to stderr, sorted. Returns true if any is an error. */
 bool session_print_diags(const session *s);
+/* The run's counts as reports print them (files, skipped, limited, limits, deployments). */
+void session_report_counts(const session *s, report_input *in);
+/* True if the run analysed everything; else prints "kvlint <cmd>: incomplete run: <why>" to
+ * stderr and returns false (the command exits 2: a run that missed files is never clean). */
+bool session_complete(const session *s, const char *cmd);
 
 #endif

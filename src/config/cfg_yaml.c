@@ -687,7 +687,7 @@ void cfg_analyze_yaml(cfg_ctx *c, const char *data, size_t len)
     for (size_t i = 0; i < st->ndocs && !y.walk.exhausted; i++)
         analyze_doc(&y, st->docs[i].root);
     if (y.walk.exhausted)
-        diag_add(&c->out->diags, DIAG_WARNING, c->path, 0, 0,
+        diag_limit(&c->out->diags, DIAG_WARNING, c->path, 0, 0,
                  "YAML aliases expand beyond the work budget (%zu nodes); the rest of the file is not read",
                  st->nnodes);
 }

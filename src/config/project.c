@@ -286,12 +286,12 @@ static void load_key(loader *l, const ynode *k, const ynode *v)
                 s ? s : "a list or mapping");
     } else if (!strcmp(name, "max_file_size") || !strcmp(name, "max-file-size")) {
         const char *s = yscalar(v);
-        if (s && number(s, &x) && x >= 1 && x < 1e15)
+        if (s && number(s, &x) && x >= 1 && x <= (double)FS_MAX_FILE_SIZE_LIMIT)
             l->p->max_file_size = (size_t)x;
         else
             err(l, v ? v : k,
-                s ? "max_file_size: expected a size such as 8M, not '%s'"
-                  : "max_file_size: expected a size such as 8M, not %s",
+                s ? "max_file_size: expected a size from 1 byte to 4G-1 such as 8M, not '%s'"
+                  : "max_file_size: expected a size from 1 byte to 4G-1 such as 8M, not %s",
                 s ? s : "a list or mapping");
     } else {
         err(l, k, "unknown key '%s' (known: include, exclude, sinks, ranges, assume, deployments, code, "

@@ -237,7 +237,7 @@ static bool on_event(builder *b, const yaml_event_t *e, const char *path, diag_l
     ynode *n;
     if (makes_node(e->type) && b->st->nnodes >= YTREE_MAX_NODES) {
         ypos p = ytree_pos(&b->st->src, e->start_mark);
-        diag_add(diags, level, path, p.line, p.col, "more than %d YAML nodes; the rest of the file is ignored",
+        diag_limit(diags, level, path, p.line, p.col, "more than %d YAML nodes; the rest of the file is ignored",
                  YTREE_MAX_NODES);
         return false;
     }
@@ -254,8 +254,8 @@ static bool on_event(builder *b, const yaml_event_t *e, const char *path, diag_l
     case YAML_MAPPING_START_EVENT:
         if (b->depth >= YTREE_MAX_DEPTH) {
             ypos p = ytree_pos(&b->st->src, e->start_mark);
-            diag_add(diags, level, path, p.line, p.col,
-                     "YAML nested deeper than %d levels; the rest of the file is ignored", YTREE_MAX_DEPTH);
+            diag_limit(diags, level, path, p.line, p.col,
+                       "YAML nested deeper than %d levels; the rest of the file is ignored", YTREE_MAX_DEPTH);
             return false;
         }
         n = new_node(b, e->type == YAML_SEQUENCE_START_EVENT ? YN_SEQ : YN_MAP, e);

@@ -133,6 +133,7 @@ typedef struct ev {
     ARENA_VEC(qfn) queue;
     int depth, call_depth, quiet;
     size_t budget;
+    bool too_deep;             /* pe_depth_ok refused once: code nested past MAX_DEPTH was skipped */
     int decl_group;
     klass *orphans;            /* methods found outside a class (syntax errors) */
     ARENA_VEC(summary) summaries; /* per node id: the summary of a call without known arguments */
@@ -166,6 +167,8 @@ const char *pe_raw_text(ev *e, TSNode n);
 const char *pe_dotted(ev *e, TSNode n);
 const char *pe_base_name(ev *e, TSNode n);
 bool pe_budget_ok(ev *e);
+/* The one nesting guard of the walkers: false (and e->too_deep set) at MAX_DEPTH. */
+bool pe_depth_ok(ev *e);
 const char *pe_last_dotted(const char *s);
 bool pe_same_bytes(const ev *e, TSNode a, TSNode b);
 node_kind pe_kind(const ev *e, TSNode n);

@@ -386,7 +386,7 @@ static aval eval_inner(ev *e, TSNode n)
 
 aval pe_eval(ev *e, TSNode n)
 {
-    if (ts_node_is_null(n) || e->depth >= MAX_DEPTH || !pe_budget_ok(e))
+    if (ts_node_is_null(n) || !pe_depth_ok(e) || !pe_budget_ok(e))
         return av_unknown();
     e->depth++;
     aval r = eval_inner(e, n);

@@ -264,7 +264,7 @@ static bool inert_statement(const char *t)
 
 static void exec_stmt(ev *e, TSNode s)
 {
-    if (e->depth >= MAX_DEPTH || !pe_budget_ok(e))
+    if (!pe_depth_ok(e) || !pe_budget_ok(e))
         return;
     e->depth++;
     switch (pe_kind(e, s)) {
@@ -419,7 +419,10 @@ void py_analyze_file(const char *path, const char *data, size_t len, const fe_co
     bool stopped = e.budget == 0 || arena_bytes(e.a) + arena_bytes(e.s) > ARENA_CAP;
     arena_free(e.s);
     if (stopped)
-        diag_add(&out->diags, DIAG_NOTE, out->path, 0, 0, "analysis stopped early: file too complex (facts may be missing)");
+        diag_limit(&out->diags, DIAG_NOTE, out->path, 0, 0, "analysis stopped early: file too complex (facts may be missing)");
+    if (e.too_deep)
+        diag_limit(&out->diags, DIAG_NOTE, out->path, 0, 0,
+                   "code nested deeper than %d expressions or blocks is not analysed (facts may be missing)", MAX_DEPTH);
     ts_tree_delete(tree);
     ts_parser_delete(parser);
 }

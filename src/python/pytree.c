@@ -138,6 +138,14 @@ bool pe_budget_ok(ev *e)
     return true;
 }
 
+bool pe_depth_ok(ev *e)
+{
+    if (e->depth < MAX_DEPTH)
+        return true;
+    e->too_deep = true;
+    return false;
+}
+
 const char *pe_last_dotted(const char *s)
 {
     const char *d = strrchr(s, '.');

@@ -19,11 +19,20 @@ typedef struct report_input {
     const rule_set *rules;          /* every loaded rule (SARIF tool.driver.rules) */
     const eval_options *eval;       /* which of them ran */
     size_t files;                   /* files analysed */
+    size_t skipped;                 /* files not analysed, each with a diagnostic saying why */
+    size_t limited;                 /* files a limit cut short (skipped or analysed in part) */
+    size_t limits;                  /* limits hit in all (also run-wide, e.g. directory depth) */
     size_t deployments;
     bool color;                     /* text only */
 } report_input;
 
 enum { JSON_REPORT_VERSION = 1 };
+
+/* Whether the run analysed everything it was given: no limit hit, and not every file skipped.
+ * A report of an incomplete run says so in every format; `check` then exits 2. */
+bool report_complete(const report_input *in);
+/* One sentence for an incomplete run ("2 files skipped, 1 cut short by a limit"), or NULL. */
+const char *report_incomplete_text(const report_input *in, char *buf, size_t n);
 
 void report_text(FILE *out, const report_input *in);
 void report_json(FILE *out, const report_input *in);

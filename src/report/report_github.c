@@ -27,6 +27,12 @@ static const char *command(kv_severity s)
 
 void report_github(FILE *out, const report_input *in)
 {
+    char why[160];
+    if (report_incomplete_text(in, why, sizeof why)) {
+        fputs("::warning title=kvlint incomplete run::", out);
+        escape(out, why, false);
+        fputs(" (see the log; limits: docs/limits.md)\n", out);
+    }
     for (size_t i = 0; i < in->findings->v.n; i++) {
         const finding *f = &in->findings->v.v[i];
         fprintf(out, "::%s file=", command(f->severity));

@@ -86,6 +86,14 @@ void report_json(FILE *out, const report_input *in)
     json_kv_int(&w, "suppressed", (int64_t)in->findings->suppressed);
     json_kv_int(&w, "files", (int64_t)in->files);
     json_kv_int(&w, "deployments", (int64_t)in->deployments);
+    /* Present only when not 0, so that complete runs keep the shape they always had. */
+    if (in->skipped)
+        json_kv_int(&w, "skipped", (int64_t)in->skipped);
+    if (in->limited)
+        json_kv_int(&w, "limited", (int64_t)in->limited);
+    char why[160];
+    if (report_incomplete_text(in, why, sizeof why))
+        json_kv_string(&w, "incomplete", why);
     json_object_end(&w);
     json_object_end(&w);
     fputs(sb_str(&sb), out);

@@ -189,6 +189,28 @@ static void base_ids(json_writer *w)
     json_object_end(w);
 }
 
+/* An incomplete run says so: one invocation, not successful, with a notification naming why
+ * (complete runs carry no invocation, as before). */
+static void incomplete_invocation(json_writer *w, const report_input *in)
+{
+    char why[160];
+    if (!report_incomplete_text(in, why, sizeof why))
+        return;
+    json_key(w, "invocations");
+    json_array_begin(w);
+    json_object_begin(w);
+    json_kv_bool(w, "executionSuccessful", false);
+    json_key(w, "toolExecutionNotifications");
+    json_array_begin(w);
+    json_object_begin(w);
+    json_kv_string(w, "level", "warning");
+    message(w, why);
+    json_object_end(w);
+    json_array_end(w);
+    json_object_end(w);
+    json_array_end(w);
+}
+
 void report_sarif(FILE *out, const report_input *in)
 {
     strbuf sb = STRBUF_INIT;
@@ -222,6 +244,7 @@ void report_sarif(FILE *out, const report_input *in)
     for (size_t i = 0; i < in->findings->v.n; i++)
         result(&w, in, &in->findings->v.v[i], fps[i].text);
     json_array_end(&w);
+    incomplete_invocation(&w, in);
     json_object_end(&w);
     json_array_end(&w);
     json_object_end(&w);

@@ -83,4 +83,7 @@ void report_text(FILE *out, const report_input *in)
         fprintf(out, " (%zu suppressed)", in->findings->suppressed);
     fprintf(out, " in %zu file%s, %zu deployment%s\n", in->files, in->files == 1 ? "" : "s", in->deployments,
             in->deployments == 1 ? "" : "s");
+    char why[160];
+    if (report_incomplete_text(in, why, sizeof why))
+        fprintf(out, "kvlint: incomplete run: %s (see the diagnostics; limits: docs/limits.md)\n", why);
 }

@@ -66,8 +66,8 @@ static void read_one(pool *p, slot *s)
     const char *err = NULL;
     fs_status st = fs_read_file(s->path, p->max_file_size, &s->data, &s->len, &err);
     if (st == FS_TOO_LARGE) {
-        diag_add(&s->facts->diags, DIAG_NOTE, s->path, 0, 0,
-                 "skipped: %zu bytes is over the %zu-byte limit (--max-file-size)", s->len, p->max_file_size);
+        diag_limit(&s->facts->diags, DIAG_WARNING, s->path, 0, 0,
+                   "skipped: %zu bytes is over the %zu-byte limit (--max-file-size)", s->len, p->max_file_size);
         s->facts->skipped = true;
         return;
     }
@@ -281,11 +281,19 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
          * file skipped; a file skipped with no diagnostic was prefiltered, not refused. */
         if (slots[i].analyse)
             r->stats.bytes_read += slots[i].len;
+        const diag_list *d = &slots[i].facts->diags;
         if (!slots[i].facts->skipped)
             r->stats.files_analyzed++;
-        else if (!slots[i].facts->diags.items.n)
+        else if (!d->items.n)
             r->stats.files_prefiltered++;
+        else
+            r->stats.files_skipped++;
+        for (size_t k = 0; k < d->items.n; k++)
+            r->stats.limits_hit += d->items.v[k].limit;
+        r->stats.files_limited += diag_has_limits(d);
     }
+    for (size_t k = 0; k < r->diags.items.n; k++)
+        r->stats.limits_hit += r->diags.items.v[k].limit;
     for (size_t k = 0; k < nfe; k++) {
         free(p.indexes[k]);
         if (kv_frontends[k]->fini)

@@ -29,6 +29,10 @@ typedef struct scan_stats {
     size_t files_seen;             /* claimed by a front end */
     size_t files_prefiltered;      /* skipped by a prefilter without parsing */
     size_t files_analyzed;
+    size_t files_skipped;          /* not analysed, with the reason in its diagnostics (too large,
+                                      binary, unreadable): not the prefiltered ones */
+    size_t files_limited;          /* skipped or analysed in part because a limit was hit */
+    size_t limits_hit;             /* limit diagnostics of the run (per file and run-wide) */
     size_t bytes_read;
 } scan_stats;
 

@@ -10,26 +10,50 @@ void diag_init(diag_list *d, kv_arena *arena)
     d->arena = arena;
 }
 
-void diag_add(diag_list *d, diag_level level, const char *path, uint32_t line, uint32_t col,
-              const char *fmt, ...)
+static void vadd(diag_list *d, diag_level level, bool limit, const char *path, uint32_t line, uint32_t col,
+                 const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
     diag x = {
         .level = level,
         .path = path ? arena_strdup(d->arena, path) : NULL,
         .line = line,
         .col = col,
         .msg = arena_vprintf(d->arena, fmt, ap),
+        .limit = limit,
     };
-    va_end(ap);
     ARENA_PUSH(d->arena, d->items, x);
+}
+
+void diag_add(diag_list *d, diag_level level, const char *path, uint32_t line, uint32_t col,
+              const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vadd(d, level, false, path, line, col, fmt, ap);
+    va_end(ap);
+}
+
+void diag_limit(diag_list *d, diag_level level, const char *path, uint32_t line, uint32_t col,
+                const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vadd(d, level, true, path, line, col, fmt, ap);
+    va_end(ap);
 }
 
 bool diag_has_errors(const diag_list *d)
 {
     for (size_t i = 0; i < d->items.n; i++)
         if (d->items.v[i].level == DIAG_ERROR)
+            return true;
+    return false;
+}
+
+bool diag_has_limits(const diag_list *d)
+{
+    for (size_t i = 0; i < d->items.n; i++)
+        if (d->items.v[i].limit)
             return true;
     return false;
 }

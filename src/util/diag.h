@@ -22,6 +22,8 @@ typedef struct diag {
     const char *path;   /* NULL for run-wide problems */
     uint32_t line, col; /* 1-based; 0 when unknown */
     const char *msg;
+    bool limit;         /* one of kvlint's limits (size, work budget, nesting) cut reading or
+                           analysis short: facts may be missing, so the run is incomplete */
 } diag;
 
 typedef struct diag_list {
@@ -32,7 +34,11 @@ typedef struct diag_list {
 void diag_init(diag_list *d, kv_arena *arena);
 void diag_add(diag_list *d, diag_level level, const char *path, uint32_t line, uint32_t col,
               const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* A diagnostic that says a limit was hit (diag.limit): the run that has one is not complete. */
+void diag_limit(diag_list *d, diag_level level, const char *path, uint32_t line, uint32_t col,
+                const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 bool diag_has_errors(const diag_list *d);
+bool diag_has_limits(const diag_list *d);
 const char *diag_level_name(diag_level level);
 /* "path:line:col: error: msg" as gcc prints it. */
 void diag_print(FILE *f, const diag *d);

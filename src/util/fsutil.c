@@ -134,7 +134,7 @@ enum { MAX_DEPTH = 128 };
 static void walk_dir(const char *dir, int depth, fs_list *out, diag_list *diags)
 {
     if (depth > MAX_DEPTH) {
-        diag_add(diags, DIAG_WARNING, dir, 0, 0, "directory nesting deeper than %d; not descending", MAX_DEPTH);
+        diag_limit(diags, DIAG_WARNING, dir, 0, 0, "directory nesting deeper than %d; not descending", MAX_DEPTH);
         return;
     }
     DIR *d = opendir(dir);

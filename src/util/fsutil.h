@@ -11,10 +11,15 @@
 #define KV_FSUTIL_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/diag.h"
 
 typedef enum fs_status { FS_OK, FS_TOO_LARGE, FS_ERROR } fs_status;
+
+/* The largest size limit a user may set (--max-file-size, max_file_size:): the front ends hold
+ * byte offsets in 32 bits (tree-sitter, libyaml marks), so a larger file could not be analysed. */
+#define FS_MAX_FILE_SIZE_LIMIT ((size_t)UINT32_MAX)
 
 /* On FS_OK *data is a NUL-terminated heap buffer (caller frees) of *len bytes.
  * On FS_ERROR, *err names the errno text (static string). */

@@ -18,7 +18,10 @@ run() {
 
 for case in vllm-config k8s helm kserve compose ci sglang trtllm trtllm-engine checkpoint docker robust unrelated; do
     run "$case" "$cfg/$case" .
-    expect_status "$case: exit" 0 $?
+    got=$?
+    # robust/ nests YAML past the depth limit: that run is incomplete, so never clean (exit 2).
+    want=0; [ "$case" = robust ] && want=2
+    expect_status "$case: exit" $want $got
     compare_golden "$case: facts" "$golden/$case.golden" "$tmpdir/$case.out"
 done
 

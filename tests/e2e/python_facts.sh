@@ -125,8 +125,12 @@ for i in range(200):
         f.write("def g(k, dtype):\n    return torch.full_like(k, MASK, dtype=dtype)\n")
 PY
 (cd "$gen" && "$KVLINT" facts --format json -j 2 --max-file-size 4M . >"$tmpdir/gen.out" 2>"$tmpdir/gen.err")
-expect_status "generated: exit" 0 $?
-expect_contains "generated: huge file skipped with a note" "$tmpdir/gen.err" "huge.py: note: skipped"
+# Limits were hit (size, nesting, budget): every file is still reported on, and the run says it is
+# incomplete and exits 2 rather than looking clean.
+expect_status "generated: exit" 2 $?
+expect_contains "generated: huge file skipped with a warning" "$tmpdir/gen.err" "huge.py: warning: skipped"
+expect_contains "generated: too deep is said" "$tmpdir/gen.err" "deep.py: note: code nested deeper than 96"
+expect_contains "generated: incomplete run said" "$tmpdir/gen.err" "kvlint facts: incomplete run: 1 file skipped, 3 files cut short by a limit"
 expect_contains "generated: deep file still analysed" "$tmpdir/gen.out" '"path": "deep.py"'
 expect_contains "generated: summary fan-out stops at the budget" "$tmpdir/gen.err" "fanout.py: note: analysis stopped early"
 count=$(grep -c '"api": "torch.full_like"' "$tmpdir/gen.out")

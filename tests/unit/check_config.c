@@ -312,7 +312,7 @@ START_TEST(project_non_scalar_values_are_named)
     ck_assert_str_eq(d.items.v[0].msg, "platform: expected cuda or rocm, not a list or mapping");
     ck_assert_uint_eq(d.items.v[0].line, 1);
     ck_assert_uint_eq(d.items.v[0].col, 11);
-    ck_assert_str_eq(d.items.v[1].msg, "max_file_size: expected a size such as 8M, not a list or mapping");
+    ck_assert_str_eq(d.items.v[1].msg, "max_file_size: expected a size from 1 byte to 4G-1 such as 8M, not a list or mapping");
     project_free(p);
     unlink(path);
     free(path);

@@ -35,3 +35,5 @@ TESTS += tests/e2e/one_file.sh
 EXTRA_DIST += tests/e2e/one_file.sh
 TESTS += tests/e2e/incomplete_runs.sh
 EXTRA_DIST += tests/e2e/incomplete_runs.sh
+TESTS += tests/e2e/input_files.sh
+EXTRA_DIST += tests/e2e/input_files.sh

@@ -216,6 +216,7 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
         fs_walk(opt->extra_files[i], &files, &r->diags);
     if (opt->with_deployments)
         add_deployment_files(proj, &files, &r->diags);
+    fs_list_unique_files(&files);
     fs_list_sort_unique(&files);
 
     slot *slots = xcalloc(files.n ? files.n : 1, sizeof *slots);

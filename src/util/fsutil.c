@@ -17,7 +17,9 @@ fs_status fs_read_file(const char *path, size_t max_size, char **data, size_t *l
     *data = NULL;
     *len = 0;
     *err = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever. The file is
+     * then checked with fstat on the descriptor itself (no window between a stat and the open). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         *err = strerror(errno);
         return FS_ERROR;
@@ -28,17 +30,17 @@ fs_status fs_read_file(const char *path, size_t max_size, char **data, size_t *l
         close(fd);
         return FS_ERROR;
     }
-    if (S_ISDIR(st.st_mode)) {
-        *err = "is a directory";
+    if (!S_ISREG(st.st_mode)) {
+        *err = S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file (a FIFO, socket or device is never read)";
         close(fd);
         return FS_ERROR;
     }
-    if (S_ISREG(st.st_mode) && (size_t)st.st_size > max_size) {
+    if (st.st_size < 0 || (uintmax_t)st.st_size > max_size) {
         close(fd);
         *len = (size_t)st.st_size;
         return FS_TOO_LARGE;
     }
-    size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536, n = 0;
+    size_t cap = (size_t)st.st_size + 1, n = 0;
     char *buf = xmalloc(cap);
     for (;;) {
         if (n + 1 >= cap) {
@@ -207,6 +209,50 @@ void fs_list_sort_unique(fs_list *l)
             l->paths[w++] = l->paths[i];
     }
     l->n = w;
+}
+
+typedef struct file_id {
+    dev_t dev;
+    ino_t ino;
+    size_t index;
+} file_id;
+
+static int cmp_file_id(const void *pa, const void *pb)
+{
+    const file_id *a = pa, *b = pb;
+    if (a->dev != b->dev)
+        return a->dev < b->dev ? -1 : 1;
+    if (a->ino != b->ino)
+        return a->ino < b->ino ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+void fs_list_unique_files(fs_list *l)
+{
+    if (l->n < 2)
+        return;
+    file_id *ids = xmalloc(l->n * sizeof *ids);
+    bool *drop = xcalloc(l->n, sizeof *drop);
+    size_t nid = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        struct stat st;
+        if (stat(l->paths[i], &st) == 0)
+            ids[nid++] = (file_id){ st.st_dev, st.st_ino, i };
+    }
+    qsort(ids, nid, sizeof *ids, cmp_file_id);
+    for (size_t k = 1; k < nid; k++)
+        if (ids[k].dev == ids[k - 1].dev && ids[k].ino == ids[k - 1].ino)
+            drop[ids[k].index] = true;
+    size_t w = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (drop[i])
+            free(l->paths[i]);
+        else
+            l->paths[w++] = l->paths[i];
+    }
+    l->n = w;
+    free(drop);
+    free(ids);
 }
 
 void fs_list_free(fs_list *l)

@@ -22,7 +22,8 @@ typedef enum fs_status { FS_OK, FS_TOO_LARGE, FS_ERROR } fs_status;
 #define FS_MAX_FILE_SIZE_LIMIT ((size_t)UINT32_MAX)
 
 /* On FS_OK *data is a NUL-terminated heap buffer (caller frees) of *len bytes.
- * On FS_ERROR, *err names the errno text (static string). */
+ * On FS_ERROR, *err names the errno text (static string). Only regular files are read: a FIFO,
+ * socket or device is FS_ERROR, found without blocking (O_NONBLOCK open, then fstat). */
 fs_status fs_read_file(const char *path, size_t max_size, char **data, size_t *len, const char **err);
 bool fs_looks_binary(const char *data, size_t len);
 /* True for a directory name kvlint never descends into (.git, venv, __pycache__, build, ...). */
@@ -38,6 +39,10 @@ typedef struct fs_list {
  * Problems (unreadable directories, missing paths) go to diags; returns false if root is unusable. */
 bool fs_walk(const char *root, fs_list *out, diag_list *diags);
 void fs_list_sort_unique(fs_list *l);
+/* Keep the first path of each file (device and inode), in list order: the same tree given twice
+ * (a symlinked directory, an absolute and a relative path, a hard link) is read once. Paths that
+ * cannot be stat'ed are kept, so that reading them reports the problem. */
+void fs_list_unique_files(fs_list *l);
 void fs_list_free(fs_list *l);
 
 /* Join a directory and a name with exactly one '/'. Heap string. */

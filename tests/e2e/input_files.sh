@@ -1,0 +1,33 @@
+#!/bin/sh
+# input_files.sh: only regular files are read, and never by blocking: a FIFO named .kvlint.yaml on
+# the discovery path, given to --project or --config, is a diagnostic, not a hang. The same tree
+# given twice (a symlinked directory, an absolute path) is read once: deployments are not doubled.
+. "$top_srcdir/tests/e2e/lib.sh"
+
+proj="$tmpdir/proj"
+mkdir -p "$proj"
+cp -R "$fixtures/KV009/positive/." "$proj/"
+mkfifo "$proj/.kvlint.yaml"
+run() { (cd "$proj" && timeout 20 "$KVLINT" "$@") >"$tmpdir/out" 2>"$tmpdir/err"; }
+
+run check .; expect_status "FIFO .kvlint.yaml discovered: no hang" 2 $?
+expect_contains "FIFO .kvlint.yaml: named" "$tmpdir/err" ".kvlint.yaml: error: cannot read project file: not a regular file"
+expect_contains "FIFO .kvlint.yaml: findings still reported" "$tmpdir/out" "[KV009]"
+run check --project .kvlint.yaml .; expect_status "FIFO --project: no hang" 2 $?
+expect_contains "FIFO --project: named" "$tmpdir/err" "not a regular file"
+rm "$proj/.kvlint.yaml"
+mkfifo "$proj/pipe.yaml"
+run check --config pipe.yaml .; expect_status "FIFO --config: no hang" 2 $?
+expect_contains "FIFO --config: named" "$tmpdir/err" "pipe.yaml: error:"
+rm "$proj/pipe.yaml"
+
+# The same tree twice.
+kv003="$fixtures/KV003/positive"
+ln -s "$kv003" "$tmpdir/link"
+(cd "$kv003" && "$KVLINT" check --format json .) >"$tmpdir/once.json" 2>/dev/null
+(cd "$kv003" && "$KVLINT" check --format json . "$tmpdir/link" "$kv003") >"$tmpdir/thrice.json" 2>/dev/null
+expect_status "same tree three ways: findings" 1 $?
+if cmp -s "$tmpdir/once.json" "$tmpdir/thrice.json"; then pass "same tree three ways: same report as once"
+else fail "same tree three ways: report differs"; diff "$tmpdir/once.json" "$tmpdir/thrice.json" | head -20; fi
+expect_contains "same tree: one deployment" "$tmpdir/thrice.json" '"deployments": 1'
+finish

@@ -182,12 +182,13 @@ aval pe_eval_call(ev *e, TSNode call)
     const char *origin = callee;
     if (fv.tag == AV_IMPORT && fv.str)
         origin = fv.str;
+    /* a function or class defined in this file shadows a table sink of the same name; a method of
+     * a call result (get_pool().set_kv_buffer) has no dotted spelling, only its name */
+    bool defined_here = fv.tag == AV_FUNC || fv.tag == AV_CLASS || fv.tag == AV_SINKOBJ;
+    if (!defined_here && (origin || method)
+        && pe_sink_call(e, call, fn, &recv, callee ? callee : pe_text_of(e, fn), origin ? origin : method, &g))
+        return av_unknown();
     if (origin) {
-        const py_sink *s = py_sink_for_call(e->st, origin);
-        if (s && fv.tag != AV_SINKOBJ) {
-            pe_store_sink_call(e, s, callee ? callee : origin, call, &g);
-            return av_unknown();
-        }
         const char *last = pe_last_dotted(origin);
         if (py_is_decl_callee(last, strlen(last))) {
             const char *mod = fv.tag == AV_IMPORT ? fv.str : callee;
@@ -206,7 +207,7 @@ aval pe_eval_call(ev *e, TSNode call)
         return call_summary(e, fv.node_id, &g);
     if (fv.tag == AV_CLASS || fv.tag == AV_IMPORT) {
         const char *cn = fv.tag == AV_IMPORT ? pe_last_dotted(fv.str) : fv.str;
-        aval inst = pe_class_instance(e, cn, call, &g);
+        aval inst = fv.tag == AV_IMPORT ? pe_class_instance(e, cn, call, &g) : av_unknown();
         if (inst.tag == AV_SINKOBJ)
             return inst;
         if (fv.tag == AV_IMPORT && strncmp(fv.str, "torch", 5) == 0)

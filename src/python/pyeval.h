@@ -212,7 +212,13 @@ aval pe_constructions_for(ev *e, construction_kind k, const char *api, TSNode at
 void pe_emit_intcast(ev *e, const char *api, TSNode at, const aval *x, const dtype_ref *d);
 void pe_emit_arith(ev *e, arith_kind k, TSNode at, const kv_value *a, const kv_value *b, const dtype_ref *d);
 void pe_store_direct(ev *e, TSNode at, const char *cache, TSNode tensor, aval x);
+/* A call of a class-sink instance (self.attn(q, k, v)): its key and value stored if the call binds to
+ * the class's forward signature. */
 void pe_store_sink_call(ev *e, const py_sink *s, const char *callee, TSNode call, const args *g);
+/* If the call fn(...) (fn as written; recv the value of its receiver when fn is an attribute) is a
+ * table sink, store its key and value and return true. origin: callee, or an imported name's origin. */
+bool pe_sink_call(ev *e, TSNode call, TSNode fn, const aval *recv, const char *callee, const char *origin,
+                  const args *g);
 void pe_dtype_decls(ev *e, const char *callee_last, const char *origin, const args *g);
 aval pe_class_instance(ev *e, const char *class_name, TSNode call, const args *g);
 

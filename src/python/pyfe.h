@@ -9,7 +9,8 @@
  *              (module constants found without parsing).
  *   pylink.c   run-wide lookups over every file's index (modules by file name, exported
  *              sentinel names), built once between the scanner's passes.
- *   pysinks.c  the sink table (grammars/python/sinks.tsv plus .kvlint.yaml sinks), loaded once.
+ *   pysinks.c  the sink table (grammars/python/sinks.tsv plus .kvlint.yaml sinks), loaded once,
+ *              and the matcher that binds a call to a sink's exact signature.
  *   pyvalue.c  the abstract values the evaluator computes (value sets, intervals, steps;
  *              pyvalue.h).
  *   pyeval.h   the evaluator: flow-sensitive evaluation of one file, emitting facts, in files by
@@ -33,41 +34,100 @@
  * BERT mask) is the smallest mask constant in common use, hence the threshold. */
 #define PY_SENTINEL_MAGNITUDE 1e4
 
-/* ---- sinks (pysinks.c) ---- */
+/* ---- sinks (pysinks.c) ----
+ *
+ * A sink is an exact signature (grammars/python/sinks.tsv): a call is a sink only when its
+ * arguments bind to the sink's parameters as Python would bind them; the key and value are then
+ * the arguments bound to the key and value parameters. The matcher sees no syntax tree: the
+ * evaluator describes each call by its shape (py_call_shape). */
 
 typedef enum py_sink_kind {
     PSK_CLASS,   /* instances are sinks when called: self.attn = Attention(...); self.attn(q, k, v) */
-    PSK_CALL,    /* a function or method called by this name: reshape_and_cache_flash(k, v, ...) */
-    PSK_METHOD,  /* a method whose receiver is named like a cache: past_key_values.update(k, v, i) */
-    PSK_PREFIX   /* any callee whose dotted text starts with this: torch.ops._C_cache_ops. */
+    PSK_CALL     /* a function or method called by this name: reshape_and_cache_flash(k, v, ...) */
 } py_sink_kind;
+
+typedef enum py_receiver {
+    PSR_ANY,     /* name(...) or x.name(...) */
+    PSR_OBJECT,  /* x.name(...) with x a value (not a module or class) */
+    PSR_CACHE    /* x.name(...) with x named like a cache: past_key_values.update(k, v, i) */
+} py_receiver;
+
+typedef struct py_param {
+    const char *name;
+    bool optional;       /* has a default */
+    bool keyword_only;   /* after `*` */
+} py_param;
 
 typedef struct py_sink {
     py_sink_kind kind;
     const char *name;
-    sink_family family;
-    const char *engine;        /* or NULL */
-    int key_pos, value_pos;    /* positional indexes, -1 if none */
+    py_receiver receiver;
+    /* The signature. params == NULL for a .kvlint.yaml sink, which has no signature: its key and
+     * value are found by key_pos/key_kw and value_pos/value_kw alone, whatever else is passed. */
+    const py_param *params;
+    size_t nparams;
+    bool varargs, varkw;          /* `*` (extra positionals), `**` (any keyword) */
+    int key_param, value_param;   /* index into params, -1 if none */
+    int key_pos, value_pos;       /* positional indexes (user sinks), -1 if none */
     const char *key_kw, *value_kw;
-    bool kv;                   /* the operands are not K and V but parts of one latent (MLA) */
+    sink_family family;
+    const char *engine;           /* or NULL */
+    bool kv;                      /* the operands are not K and V but parts of one latent (MLA) */
+    uint32_t line;                /* of its table line (0 for user sinks) */
 } py_sink;
 
 typedef struct py_state {
     kv_arena *arena;
     ARENA_VEC(py_sink) sinks;
     ARENA_VEC(const char *) cache_names;   /* glob-ish: "*kv_cache*", "k_cache", "past_key_value*" */
+    ARENA_VEC(const char *) kernels;       /* decorators of device kernels: "triton.jit", ... */
     const unsigned char *node_kinds;       /* the evaluator's node kind by symbol id (pytree.c) */
     uint32_t nnode_kinds;
 } py_state;
 
+/* How a call is written. */
+typedef enum py_call_form {
+    PCF_NAME,    /* f(...) */
+    PCF_VALUE,   /* x.f(...), x a value (self.pool, impl, past_key_values, a call result) */
+    PCF_MODULE   /* m.f(...), m an imported module or class (ops, torch.ops._C_cache_ops, Pool) */
+} py_call_form;
+
+typedef struct py_call_shape {
+    const char *callee;          /* dotted spelling, or an imported name's origin */
+    py_call_form form;
+    const char *recv;            /* the receiver's last identifier (x of a.x.f(...)), or NULL */
+    size_t npos;                 /* positional arguments before any *args */
+    const char *const *kw;       /* keyword argument names */
+    size_t nkw;
+    bool star;                   /* *args or **kwargs at the call: what else is passed is unknown */
+} py_call_shape;
+
+/* An argument of a call: its positional index or its keyword index (the other is -1); both -1
+ * when the call does not pass it. */
+typedef struct py_arg_ref {
+    int pos, kw;
+} py_arg_ref;
+
+/* An empty state (no table read): for tests and for py_state_load. Never NULL. */
+py_state *py_state_new(void);
 /* Load <datadir>/grammars/python/sinks.tsv and add the project's user sinks. Never NULL. */
 py_state *py_state_load(const char *datadir, const kv_project *project, diag_list *diags);
+/* Add the lines of a sink table (the text of the file path) to st. A malformed line is skipped
+ * with a warning at path:line saying what is wrong; the other lines still count. */
+void py_sinks_read(py_state *st, const char *path, const char *text, size_t len, diag_list *diags);
 void py_state_free(py_state *st);
-/* The sink a callee's dotted text names (last parts matched), or NULL. */
-const py_sink *py_sink_for_call(const py_state *st, const char *callee);
+/* The first call sink whose name, receiver and signature fit the call; its key and value
+ * arguments in *key and *value. NULL if none: an unknown signature is no sink. */
+const py_sink *py_sink_match(const py_state *st, const py_call_shape *c, py_arg_ref *key, py_arg_ref *value);
+/* Bind a call to sink s's signature (c->callee, form and receiver are not looked at): false if it
+ * does not fit. For the calls of class-sink instances. */
+bool py_sink_bind(const py_sink *s, const py_call_shape *c, py_arg_ref *key, py_arg_ref *value);
 const py_sink *py_sink_class(const py_state *st, const char *class_name);
 /* Is name (one identifier) the name of a cache tensor: kv_cache, key_cache, k_buffer, ...? */
 bool py_is_cache_name(const py_state *st, const char *name, size_t n);
+/* Does a decorator's spelling (or its origin: `jit` imported from triton is triton.jit) make its
+ * function a device kernel whose body is not evaluated? */
+bool py_is_kernel_decorator(const py_state *st, const char *spelling);
 /* Is the identifier part of any sink spelling (for the prefilter)? */
 bool py_is_sink_word(const py_state *st, const char *name, size_t n);
 

@@ -1,10 +1,13 @@
 /*
- * pysinks.c: the sink table of the Python front end (see pyfe.h and grammars/python/sinks.tsv).
+ * pysinks.c: the sink table of the Python front end (see pyfe.h and grammars/python/sinks.tsv),
+ * and the matcher that decides whether a call is one of its sinks.
  *
  * Loaded once by init() before any thread starts, then only read. The built-in entries are data
- * (sinks.tsv) so that adding an engine's write function is a one-line change; a project's own write
- * functions come from .kvlint.yaml (kv_project.sinks) and are appended as PSK_CALL entries.
- * This file does not look at syntax trees: callers pass the callee's dotted spelling.
+ * (sinks.tsv): each is an exact signature copied from an engine, so adding a write function is a
+ * one-line change and a call that does not bind to a signature is not a sink. A project's own
+ * write functions come from .kvlint.yaml (kv_project.sinks); they have no signature, only the
+ * position or keyword of the key and value, and are matched by name.
+ * This file does not look at syntax trees: callers describe a call by its shape (py_call_shape).
  */
 #include "python/pyfe.h"
 
@@ -15,13 +18,33 @@
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 
-enum { SINKS_MAX_BYTES = 1 << 20 };
+enum {
+    SINKS_MAX_BYTES = 1 << 20,
+    SINK_FIELDS = 9,      /* call and class lines */
+    NAME_FIELDS = 2,      /* cache and kernel lines */
+    MAX_PARAMS = 32
+};
+
+/* ---- reading the table ---- */
+
+typedef struct line_ctx {
+    py_state *st;
+    const char *path;
+    uint32_t line;
+    diag_list *diags;
+} line_ctx;
+
+static void bad_line(const line_ctx *c, const char *what, const char *text)
+{
+    diag_add(c->diags, DIAG_WARNING, c->path, c->line, 1, "sink line ignored: %s%s%s%s", what,
+             text ? " '" : "", text ? text : "", text ? "'" : "");
+}
 
 static bool parse_family(const char *s, sink_family *out)
 {
     static const struct { const char *name; sink_family f; } t[] = {
         { "attention-layer", SINK_ATTENTION_LAYER }, { "cache-op", SINK_CACHE_OP },
-        { "cache-update", SINK_CACHE_UPDATE }, { "direct", SINK_DIRECT }, { "user", SINK_USER },
+        { "cache-update", SINK_CACHE_UPDATE },
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         if (strcmp(s, t[i].name) == 0) {
@@ -31,63 +54,194 @@ static bool parse_family(const char *s, sink_family *out)
     return false;
 }
 
-static bool parse_kind(const char *s, py_sink_kind *out, bool *is_cache)
+static bool parse_receiver(const char *s, py_sink_kind kind, py_receiver *out)
 {
-    *is_cache = strcmp(s, "cache") == 0;
-    if (*is_cache)
-        return true;
-    static const struct { const char *name; py_sink_kind k; } t[] = {
-        { "class", PSK_CLASS }, { "call", PSK_CALL }, { "method", PSK_METHOD }, { "prefix", PSK_PREFIX },
+    if (kind == PSK_CLASS) {
+        *out = PSR_ANY;
+        return strcmp(s, "-") == 0;
+    }
+    static const struct { const char *name; py_receiver r; } t[] = {
+        { "any", PSR_ANY }, { "object", PSR_OBJECT }, { "cache", PSR_CACHE },
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         if (strcmp(s, t[i].name) == 0) {
-            *out = t[i].k;
+            *out = t[i].r;
             return true;
         }
     return false;
 }
 
-static const char *field_or_null(kv_arena *a, const char *s)
+static bool is_identifier(const char *s, size_t n)
 {
-    return strcmp(s, "-") == 0 ? NULL : arena_strdup(a, s);
+    if (n == 0 || !(s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+        return false;
+    for (size_t i = 1; i < n; i++)
+        if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z')
+              || (s[i] >= '0' && s[i] <= '9')))
+            return false;
+    return true;
 }
 
-static int field_int(const char *s)
+/* Is s a dotted name: identifiers joined by single dots? */
+static bool is_dotted(const char *s)
 {
-    return strcmp(s, "-") == 0 ? -1 : atoi(s);
+    for (const char *p = s;;) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        if (!is_identifier(p, n))
+            return false;
+        if (!dot)
+            return true;
+        p = dot + 1;
+    }
 }
 
-/* One table line: 9 tab-separated fields. False (with a diagnostic) if malformed. */
-static void parse_line(py_state *st, char *line, const char *path, uint32_t lineno, diag_list *diags)
+static int param_index(const py_sink *s, const char *name)
 {
-    char *f[9];
+    for (size_t i = 0; i < s->nparams; i++)
+        if (strcmp(s->params[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* "query,key,value,output_shape=,*,flag=,**" into s->params; false (with a diagnostic) if bad. */
+static bool parse_params(const line_ctx *c, py_sink *s, const char *text)
+{
+    py_param *ps = arena_alloc(c->st->arena, MAX_PARAMS * sizeof *ps);
     size_t n = 0;
-    for (char *p = line; n < 9;) {
-        f[n++] = p;
-        char *tab = strchr(p, '\t');
-        if (!tab)
+    bool kwonly = false, seen_default = false;
+    for (const char *p = text;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        bool opt = len > 1 && p[len - 1] == '=';
+        size_t nl = len - opt;
+        if (s->varkw) {
+            bad_line(c, "nothing may follow ** in params", text);
+            return false;
+        }
+        if (nl == 2 && strncmp(p, "**", 2) == 0 && !opt) {
+            s->varkw = true;
+        } else if (nl == 1 && p[0] == '*' && !opt && !s->varargs) {
+            s->varargs = kwonly = true;
+        } else if (!is_identifier(p, nl) || n == MAX_PARAMS) {
+            bad_line(c, "bad parameter list", text);
+            return false;
+        } else {
+            if (!opt && seen_default && !kwonly) {
+                bad_line(c, "a required parameter follows one with a default", text);
+                return false;
+            }
+            seen_default = seen_default || opt;
+            for (size_t j = 0; j < n; j++)
+                if (strncmp(ps[j].name, p, nl) == 0 && ps[j].name[nl] == '\0') {
+                    bad_line(c, "duplicate parameter", ps[j].name);
+                    return false;
+                }
+            ps[n++] = (py_param){ .name = arena_strndup(c->st->arena, p, nl), .optional = opt, .keyword_only = kwonly };
+        }
+        if (!comma)
             break;
-        *tab = '\0';
-        p = tab + 1;
+        p = comma + 1;
     }
-    py_sink s = {0};
-    bool is_cache = false;
-    if (n != 9 || !parse_kind(f[0], &s.kind, &is_cache) || !parse_family(f[2], &s.family)) {
-        diag_add(diags, DIAG_WARNING, path, lineno, 1, "malformed sink line ignored (want 9 tab-separated fields)");
+    s->params = ps;
+    s->nparams = n;
+    return true;
+}
+
+/* The key or value column: a parameter name, or `-`. The positional index is derived from it. */
+static bool parse_operand(const line_ctx *c, const py_sink *s, const char *text, int *param, int *pos,
+                          const char **kw)
+{
+    *param = *pos = -1;
+    *kw = NULL;
+    if (strcmp(text, "-") == 0)
+        return true;
+    *param = param_index(s, text);
+    if (*param < 0) {
+        bad_line(c, "key/value is not one of the params", text);
+        return false;
+    }
+    *kw = s->params[*param].name;
+    if (!s->params[*param].keyword_only)
+        *pos = *param;
+    return true;
+}
+
+static void parse_sink(const line_ctx *c, py_sink_kind kind, char **f)
+{
+    py_sink s = { .kind = kind, .line = c->line };
+    if (!is_dotted(f[1]))
+        return bad_line(c, "name is not a dotted Python name", f[1]);
+    if (!parse_receiver(f[2], kind, &s.receiver))
+        return bad_line(c, kind == PSK_CLASS ? "class lines take receiver -" : "receiver is not any, object or cache", f[2]);
+    if (!parse_params(c, &s, f[3]))
         return;
-    }
-    if (is_cache) {
-        ARENA_PUSH(st->arena, st->cache_names, arena_strdup(st->arena, f[1]));
+    if (!parse_operand(c, &s, f[4], &s.key_param, &s.key_pos, &s.key_kw)
+        || !parse_operand(c, &s, f[5], &s.value_param, &s.value_pos, &s.value_kw))
         return;
-    }
-    s.name = arena_strdup(st->arena, f[1]);
-    s.engine = field_or_null(st->arena, f[3]);
-    s.key_pos = field_int(f[4]);
-    s.value_pos = field_int(f[5]);
-    s.key_kw = field_or_null(st->arena, f[6]);
-    s.value_kw = field_or_null(st->arena, f[7]);
+    if (s.key_param < 0 && s.value_param < 0)
+        return bad_line(c, "neither a key nor a value parameter", NULL);
+    if (!parse_family(f[6], &s.family))
+        return bad_line(c, "family is not attention-layer, cache-op or cache-update", f[6]);
+    if (strcmp(f[8], "kv") != 0 && strcmp(f[8], "kv-split") != 0)
+        return bad_line(c, "operands is not kv or kv-split", f[8]);
+    s.name = arena_strdup(c->st->arena, f[1]);
+    s.engine = strcmp(f[7], "-") == 0 ? NULL : arena_strdup(c->st->arena, f[7]);
     s.kv = strcmp(f[8], "kv") == 0;
-    ARENA_PUSH(st->arena, st->sinks, s);
+    ARENA_PUSH(c->st->arena, c->st->sinks, s);
+}
+
+/* One table line, already split at its tabs. */
+static void parse_line(const line_ctx *c, char **f, size_t n)
+{
+    static const char *const kinds[] = { "class", "call", "cache", "kernel" };
+    size_t k = 0;
+    while (k < 4 && strcmp(f[0], kinds[k]) != 0)
+        k++;
+    if (k == 4)
+        return bad_line(c, "kind is not class, call, cache or kernel", f[0]);
+    size_t want = k < 2 ? SINK_FIELDS : NAME_FIELDS;
+    if (n != want) {
+        diag_add(c->diags, DIAG_WARNING, c->path, c->line, 1,
+                 "sink line ignored: a %s line has %zu tab-separated fields, not %zu", kinds[k], want, n);
+        return;
+    }
+    if (k < 2)
+        return parse_sink(c, k == 0 ? PSK_CLASS : PSK_CALL, f);
+    if (k == 3 && !is_dotted(f[1]))
+        return bad_line(c, "name is not a dotted Python name", f[1]);
+    const char *name = arena_strdup(c->st->arena, f[1]);
+    if (k == 2)
+        ARENA_PUSH(c->st->arena, c->st->cache_names, name);
+    else
+        ARENA_PUSH(c->st->arena, c->st->kernels, name);
+}
+
+void py_sinks_read(py_state *st, const char *path, const char *text, size_t len, diag_list *diags)
+{
+    char *buf = arena_strndup(st->arena, text, len);
+    line_ctx c = { .st = st, .path = path, .diags = diags };
+    for (char *line = buf; line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        c.line++;
+        size_t l = strlen(line);
+        if (l && line[l - 1] == '\r')
+            line[--l] = '\0';
+        if (l && line[0] != '#') {
+            char *f[SINK_FIELDS + 1];
+            size_t n = 0;
+            for (char *p = line; p && n <= SINK_FIELDS;) {
+                f[n++] = p;
+                p = strchr(p, '\t');
+                if (p)
+                    *p++ = '\0';
+            }
+            parse_line(&c, f, n);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
 }
 
 static void load_table(py_state *st, const char *datadir, diag_list *diags)
@@ -101,19 +255,7 @@ static void load_table(py_state *st, const char *datadir, diag_list *diags)
         free(data);
         return;
     }
-    uint32_t lineno = 0;
-    for (char *line = data; line && *line;) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        lineno++;
-        size_t l = strlen(line);
-        if (l && line[l - 1] == '\r')
-            line[--l] = '\0';
-        if (l && line[0] != '#')
-            parse_line(st, line, path, lineno, diags);
-        line = nl ? nl + 1 : NULL;
-    }
+    py_sinks_read(st, path, data, len, diags);
     free(data);
 }
 
@@ -126,6 +268,9 @@ static void add_user_sinks(py_state *st, const kv_project *project)
         py_sink s = {
             .kind = PSK_CALL,
             .name = arena_strdup(st->arena, u->name),
+            .receiver = PSR_ANY,
+            .key_param = -1,
+            .value_param = -1,
             .family = SINK_USER,
             .engine = u->engine ? arena_strdup(st->arena, u->engine) : NULL,
             .key_pos = u->key_arg,
@@ -137,10 +282,16 @@ static void add_user_sinks(py_state *st, const kv_project *project)
     }
 }
 
-py_state *py_state_load(const char *datadir, const kv_project *project, diag_list *diags)
+py_state *py_state_new(void)
 {
     py_state *st = xcalloc(1, sizeof *st);
     st->arena = arena_new();
+    return st;
+}
+
+py_state *py_state_load(const char *datadir, const kv_project *project, diag_list *diags)
+{
+    py_state *st = py_state_new();
     load_table(st, datadir, diags);
     add_user_sinks(st, project);
     st->node_kinds = py_node_kinds(st->arena, &st->nnode_kinds);
@@ -155,6 +306,8 @@ void py_state_free(py_state *st)
     free(st);
 }
 
+/* ---- matching ---- */
+
 /* Does callee end with name at a dot boundary ("self.impl.do_kv_cache_update" vs "do_kv_cache_update")? */
 static bool ends_with_parts(const char *callee, const char *name)
 {
@@ -164,28 +317,83 @@ static bool ends_with_parts(const char *callee, const char *name)
     return cl == nl || callee[cl - nl - 1] == '.';
 }
 
-const py_sink *py_sink_for_call(const py_state *st, const char *callee)
+static int keyword_index(const py_call_shape *c, const char *name)
 {
-    if (!st || !callee)
+    for (size_t i = 0; name && i < c->nkw; i++)
+        if (c->kw[i] && strcmp(c->kw[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* A user sink: its key and value by keyword, else by position. */
+static void bind_by_map(int pos, const char *kw, const py_call_shape *c, py_arg_ref *out)
+{
+    out->kw = keyword_index(c, kw);
+    out->pos = out->kw < 0 && pos >= 0 && (size_t)pos < c->npos ? pos : -1;
+}
+
+bool py_sink_bind(const py_sink *s, const py_call_shape *c, py_arg_ref *key, py_arg_ref *value)
+{
+    *key = *value = (py_arg_ref){ -1, -1 };
+    if (!s->params) {
+        bind_by_map(s->key_pos, s->key_kw, c, key);
+        bind_by_map(s->value_pos, s->value_kw, c, value);
+        return true;
+    }
+    py_arg_ref bound[MAX_PARAMS];
+    size_t npositional = 0;
+    for (size_t i = 0; i < s->nparams; i++) {
+        bound[i] = (py_arg_ref){ -1, -1 };
+        npositional += !s->params[i].keyword_only;
+    }
+    for (size_t i = 0; i < c->npos; i++) {
+        if (i < npositional)
+            bound[i].pos = (int)i;
+        else if (!s->varargs)
+            return false;  /* more positional arguments than the signature takes */
+    }
+    for (size_t j = 0; j < c->nkw; j++) {
+        int p = c->kw[j] ? param_index(s, c->kw[j]) : -1;
+        if (p < 0 && !s->varkw)
+            return false;  /* a keyword the signature does not have */
+        if (p < 0)
+            continue;
+        if (bound[p].pos >= 0 || bound[p].kw >= 0)
+            return false;  /* given twice */
+        bound[p].kw = (int)j;
+    }
+    for (size_t i = 0; !c->star && i < s->nparams; i++)
+        if (!s->params[i].optional && bound[i].pos < 0 && bound[i].kw < 0)
+            return false;  /* a required parameter missing (unless a star argument may pass it) */
+    if (s->key_param >= 0)
+        *key = bound[s->key_param];
+    if (s->value_param >= 0)
+        *value = bound[s->value_param];
+    return true;
+}
+
+static bool receiver_fits(const py_state *st, const py_sink *s, const py_call_shape *c)
+{
+    switch (s->receiver) {
+    case PSR_ANY:
+        return true;
+    case PSR_OBJECT:
+        return c->form == PCF_VALUE;
+    case PSR_CACHE:
+        return c->form == PCF_VALUE && c->recv && py_is_cache_name(st, c->recv, strlen(c->recv));
+    }
+    return false;
+}
+
+const py_sink *py_sink_match(const py_state *st, const py_call_shape *c, py_arg_ref *key, py_arg_ref *value)
+{
+    if (!st || !c->callee)
         return NULL;
     for (size_t i = 0; i < st->sinks.n; i++) {
         const py_sink *s = &st->sinks.v[i];
-        if (s->kind == PSK_CALL && ends_with_parts(callee, s->name))
+        if (s->kind == PSK_CALL && ends_with_parts(c->callee, s->name) && receiver_fits(st, s, c)
+            && py_sink_bind(s, c, key, value))
             return s;
-        if (s->kind == PSK_PREFIX && strncmp(callee, s->name, strlen(s->name)) == 0)
-            return s;
-        if (s->kind == PSK_METHOD) {
-            size_t cl = strlen(callee), nl = strlen(s->name);
-            if (cl > nl + 1 && ends_with_parts(callee, s->name)) {
-                /* the receiver's last identifier must be a cache name */
-                const char *recv_end = callee + cl - nl - 1;
-                const char *recv = recv_end;
-                while (recv > callee && recv[-1] != '.')
-                    recv--;
-                if (py_is_cache_name(st, recv, (size_t)(recv_end - recv)))
-                    return s;
-            }
-        }
     }
     return NULL;
 }
@@ -198,6 +406,14 @@ const py_sink *py_sink_class(const py_state *st, const char *class_name)
         if (st->sinks.v[i].kind == PSK_CLASS && ends_with_parts(class_name, st->sinks.v[i].name))
             return &st->sinks.v[i];
     return NULL;
+}
+
+bool py_is_kernel_decorator(const py_state *st, const char *spelling)
+{
+    for (size_t i = 0; st && spelling && i < st->kernels.n; i++)
+        if (ends_with_parts(spelling, st->kernels.v[i]))
+            return true;
+    return false;
 }
 
 static bool pattern_match(const char *pat, const char *s, size_t n)
@@ -229,35 +445,16 @@ bool py_is_cache_name(const py_state *st, const char *name, size_t n)
     return false;
 }
 
-/* The last dotted part of a spelling. */
-static const char *last_part(const char *s)
-{
-    const char *dot = strrchr(s, '.');
-    return dot ? dot + 1 : s;
-}
-
 bool py_is_sink_word(const py_state *st, const char *name, size_t n)
 {
     if (py_is_cache_name(st, name, n))
         return true;
-    for (size_t i = 0; i < st->sinks.n; i++) {
+    for (size_t i = 0; st && i < st->sinks.n; i++) {
         const py_sink *s = &st->sinks.v[i];
-        if (s->kind == PSK_METHOD)
+        if (s->receiver == PSR_CACHE)
             continue;  /* needs a cache-named receiver, which is a word of its own */
-        const char *w = s->name;
-        if (s->kind == PSK_PREFIX) {
-            /* torch.ops._C_cache_ops.: its last non-empty part */
-            size_t l = strlen(w);
-            while (l && w[l - 1] == '.')
-                l--;
-            size_t b = l;
-            while (b && w[b - 1] != '.')
-                b--;
-            if (l - b == n && memcmp(w + b, name, n) == 0)
-                return true;
-            continue;
-        }
-        w = last_part(w);
+        const char *dot = strrchr(s->name, '.');
+        const char *w = dot ? dot + 1 : s->name;
         if (strlen(w) == n && memcmp(w, name, n) == 0)
             return true;
     }

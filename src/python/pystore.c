@@ -166,7 +166,37 @@ void pe_store_direct(ev *e, TSNode at, const char *cache, TSNode tensor, aval x)
     emit_store(e, at, SINK_DIRECT, cache, NULL, operand_for_cache(cache), tensor, x);
 }
 
-void pe_store_sink_call(ev *e, const py_sink *s, const char *callee, TSNode call, const args *g)
+/* ---- sink calls ----
+ *
+ * Whether a call is a sink is the sink table's question (pysinks.c): this part describes the call
+ * (how it is written, its receiver, which arguments it passes) and stores the arguments the
+ * matcher bound to the key and value parameters. */
+
+static py_call_shape shape_of(const char *callee, py_call_form form, const char *recv, const args *g)
+{
+    py_call_shape c = {
+        .callee = callee, .form = form, .recv = recv, .npos = g->npos, .kw = g->kwname, .nkw = g->nkw,
+        /* eval_args keeps MAX_ARGS of each: a longer call is one whose arity is not known */
+        .star = g->star || g->npos == MAX_ARGS || g->nkw == MAX_ARGS,
+    };
+    return c;
+}
+
+static const aval *bound_arg(const args *g, py_arg_ref r, TSNode *node)
+{
+    if (r.kw >= 0 && (size_t)r.kw < g->nkw) {
+        *node = g->kw[r.kw];
+        return &g->kwv[r.kw];
+    }
+    if (r.pos >= 0 && (size_t)r.pos < g->npos) {
+        *node = g->pos[r.pos];
+        return &g->posv[r.pos];
+    }
+    return NULL;
+}
+
+static void store_bound(ev *e, const py_sink *s, const char *callee, TSNode call, const args *g, py_arg_ref kr,
+                        py_arg_ref vr)
 {
     /* SGLang's attention backends write K/V only when save_kv_cache is true (the caller then
      * stores them itself, e.g. with set_mla_kv_buffer, which is a sink of its own) */
@@ -174,13 +204,41 @@ void pe_store_sink_call(ev *e, const py_sink *s, const char *callee, TSNode call
     if (kw_spelled(e, g, "save_kv_cache", no))
         return;
     TSNode kn, vn;
-    const aval *k = pe_arg(g, s->key_pos, s->key_kw, &kn);
-    const aval *v = pe_arg(g, s->value_pos, s->value_kw, &vn);
+    const aval *k = bound_arg(g, kr, &kn);
+    const aval *v = bound_arg(g, vr, &vn);
     kv_operand ko = s->kv ? OPERAND_KV : OPERAND_KEY, vo = s->kv ? OPERAND_KV : OPERAND_VALUE;
     if (k)
         emit_store(e, call, s->family, callee, s->engine, ko, kn, *k);
     if (v)
         emit_store(e, call, s->family, callee, s->engine, vo, vn, *v);
+}
+
+void pe_store_sink_call(ev *e, const py_sink *s, const char *callee, TSNode call, const args *g)
+{
+    py_call_shape c = shape_of(callee, PCF_VALUE, NULL, g);
+    py_arg_ref kr, vr;
+    if (py_sink_bind(s, &c, &kr, &vr))
+        store_bound(e, s, callee, call, g, kr, vr);
+}
+
+bool pe_sink_call(ev *e, TSNode call, TSNode fn, const aval *recv, const char *callee, const char *origin,
+                  const args *g)
+{
+    py_call_form form = PCF_NAME;
+    const char *rname = NULL;
+    if (pe_is(fn, "attribute")) {
+        TSNode r = pe_fld(e, fn, F_object);
+        form = recv->tag == AV_MODULE || recv->tag == AV_IMPORT || recv->tag == AV_CLASS ? PCF_MODULE : PCF_VALUE;
+        TSNode last = pe_is(r, "attribute") ? pe_fld(e, r, F_attribute) : r;
+        rname = !ts_node_is_null(last) && pe_is(last, "identifier") ? pe_raw_text(e, last) : NULL;
+    }
+    py_call_shape c = shape_of(origin, form, rname, g);
+    py_arg_ref kr, vr;
+    const py_sink *s = py_sink_match(e->st, &c, &kr, &vr);
+    if (!s)
+        return false;
+    store_bound(e, s, callee ? callee : origin, call, g, kr, vr);
+    return true;
 }
 
 /* LLM(..., kv_cache_dtype="fp8", dtype="half") and friends. */

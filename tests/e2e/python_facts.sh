@@ -38,7 +38,8 @@ expect_query() {
     if [ "$got" = "$4" ]; then pass "$1"; else fail "$1: got '$got', want '$4'"; fi
 }
 
-for case in sinks_vllm sinks_sglang sinks_transformers sinks_direct tracking ranges traps multiswitch \
+for case in sinks_vllm sinks_sglang sinks_transformers sinks_direct sinks_signatures sinks_shadow \
+            sinks_sglang_helper tracking ranges traps multiswitch \
             decls arith crossfile robustness suppress prefilter; do
     facts "$case" "$case" -j 2
     expect_status "$case: exit" 0 $?
@@ -71,6 +72,20 @@ expect_query "multiswitch: codeword keys are +-3.5 floats" multiswitch \
     'sorted({(v["kind"], v["min"], v["max"]) for s in d["stores"] if s["sink"] == "self.memory_attn" and s["operand"] == "key" for v in s["values"]})' \
     "[('float', -3.5, 0), ('float', 0, 3.5)]"
 
+# Sinks bind by their exact signatures (grammars/python/sinks.tsv): positions passed first to
+# concat_and_cache_mla_rope_fused are not stored, other _C_cache_ops are no sinks, a call that fits
+# no schema (arity, keyword) is none, and do_kv_cache_update's overloads are told apart by arity.
+expect_query "signatures: only the schemas' K/V operands are stored" sinks_signatures \
+    '[(s["line"], s["operand"], s["tensor"]) for s in d["stores"]]' \
+    "[(15, 'kv', 'kv_c'), (15, 'kv', 'k_pe'), (18, 'kv', 'kv_c'), (18, 'kv', 'k_pe'), (35, 'key', 'key'), (35, 'value', 'value'), (46, 'key', 'key'), (46, 'value', 'value'), (47, 'kv', 'key'), (47, 'kv', 'value'), (49, 'key', 'key'), (49, 'value', 'value'), (55, 'key', 'k'), (55, 'value', 'k')]"
+# A function or class of the scanned file shadows a sink of the same name.
+expect_query "shadow: the file's own unified_kv_cache_update and Attention are no sinks" sinks_shadow \
+    'len(d["stores"])' 0
+# SGLang: the pool methods are sinks, the JIT kernel set_mla_kv_buffer (bare or aliased, or a JIT
+# module's five-argument entry) is not.
+expect_query "sglang helper: only the pool methods store" sinks_sglang_helper \
+    '[(s["line"], s["sink"], s["operand"]) for s in d["stores"]]' \
+    "[(22, 'self.token_to_kv_pool.set_mla_kv_buffer', 'kv'), (24, 'forward_batch.token_to_kv_pool.set_kv_buffer', 'key'), (25, 'forward_batch.get_token_to_kv_pool().set_kv_buffer', 'key')]"
 # Helpers of the same file: facts about what their callers pass in, once each.
 expect_query "helpers: construction in make_mask, reaching the cache, once" tracking \
     '[(c["line"], c["dtype"]["text"], c["reaches_cache"]) for c in d["constructions"] if c["path"] == "tracking/helpers.py"]' \

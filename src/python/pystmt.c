@@ -262,6 +262,41 @@ static bool inert_statement(const char *t)
     return false;
 }
 
+/* Is a decorator one of a device kernel (sinks.tsv `kernel` lines: @triton.jit, @triton.autotune(...),
+ * @jit imported from triton, ...)? By its spelling, or by the origin of an imported name. */
+static bool kernel_decorator(ev *e, TSNode dec)
+{
+    TSNode x = ts_node_named_child_count(dec) ? ts_node_named_child(dec, 0) : dec;
+    if (!ts_node_is_null(x) && pe_kind(e, x) == NK_call)
+        x = pe_fld(e, x, F_function);
+    node_kind k = ts_node_is_null(x) ? NK_OTHER : pe_kind(e, x);
+    if (k != NK_identifier && k != NK_attribute)
+        return false;
+    if (py_is_kernel_decorator(e->st, pe_dotted(e, x)))
+        return true;
+    if (k != NK_identifier)
+        return false;
+    aval v = pe_eval(e, x);
+    return v.tag == AV_IMPORT && py_is_kernel_decorator(e->st, v.str);
+}
+
+/* A decorated function or class. The body of a device kernel (Triton, CuTe, TileLang) holds
+ * registers, not tensors: `tl.full(..., -1e30, dtype=tl.float32)` is a register, and a kernel
+ * stores only through pointers its launch passes. It is not evaluated at all, and its name is an
+ * unknown value, so a launch `kernel[grid](k, v, ...)` is no call of it either. */
+static void exec_decorated(ev *e, TSNode s)
+{
+    TSNode def = pe_fld(e, s, F_definition);
+    uint32_t n;
+    TSNode *ks = pe_kids(e, s, &n);
+    for (uint32_t i = 0; i < n && !ts_node_is_null(def) && pe_kind(e, def) == NK_function_definition; i++)
+        if (pe_kind(e, ks[i]) == NK_decorator && kernel_decorator(e, ks[i])) {
+            pe_set_name(e, pe_raw_text(e, pe_fld(e, def, F_name)), av_unknown());
+            return;
+        }
+    exec_stmt(e, def);
+}
+
 static void exec_stmt(ev *e, TSNode s)
 {
     if (!pe_depth_ok(e) || !pe_budget_ok(e))
@@ -286,7 +321,7 @@ static void exec_stmt(ev *e, TSNode s)
     case NK_with_statement: exec_with(e, s); break;
     case NK_function_definition: exec_def(e, s); break;
     case NK_class_definition: exec_class(e, s); break;
-    case NK_decorated_definition: exec_stmt(e, pe_fld(e, s, F_definition)); break;
+    case NK_decorated_definition: exec_decorated(e, s); break;
     case NK_import_statement:
     case NK_import_from_statement: pe_bind_imports(e, s); break;
     case NK_block: pe_exec_block(e, s); break;

@@ -39,7 +39,7 @@ expect_query() {
 }
 
 for case in sinks_vllm sinks_sglang sinks_transformers sinks_direct sinks_signatures sinks_shadow \
-            sinks_sglang_helper tracking ranges traps multiswitch \
+            sinks_sglang_helper triton_kernels tracking ranges traps multiswitch \
             decls arith crossfile robustness suppress prefilter; do
     facts "$case" "$case" -j 2
     expect_status "$case: exit" 0 $?
@@ -86,6 +86,11 @@ expect_query "shadow: the file's own unified_kv_cache_update and Attention are n
 expect_query "sglang helper: only the pool methods store" sinks_sglang_helper \
     '[(s["line"], s["sink"], s["operand"]) for s in d["stores"]]' \
     "[(22, 'self.token_to_kv_pool.set_mla_kv_buffer', 'kv'), (24, 'forward_batch.token_to_kv_pool.set_kv_buffer', 'key'), (25, 'forward_batch.get_token_to_kv_pool().set_kv_buffer', 'key')]"
+# Triton kernel bodies are registers: no fact inside them; the torch code beside them still counts.
+expect_query "triton: nothing from kernel bodies, the torch.full beside them stays" triton_kernels \
+    '[(k, x["line"]) for k in ("stores", "constructions", "casts", "arithmetic") for x in d[k]]' \
+    "[('constructions', 40)]"
+
 # Helpers of the same file: facts about what their callers pass in, once each.
 expect_query "helpers: construction in make_mask, reaching the cache, once" tracking \
     '[(c["line"], c["dtype"]["text"], c["reaches_cache"]) for c in d["constructions"] if c["path"] == "tracking/helpers.py"]' \

@@ -37,3 +37,6 @@ TESTS += tests/e2e/incomplete_runs.sh
 EXTRA_DIST += tests/e2e/incomplete_runs.sh
 TESTS += tests/e2e/input_files.sh
 EXTRA_DIST += tests/e2e/input_files.sh
+# The layer table of src/README.md against every include under src/.
+TESTS += tests/e2e/check_layers.sh
+EXTRA_DIST += tests/e2e/check_layers.sh src/README.md

@@ -3,15 +3,16 @@ src_libkvlint_a_SOURCES += \
 	src/python/grammar.c src/python/grammar.h \
 	src/python/pyfe.h src/python/frontend.c \
 	src/python/pylex.c src/python/pylink.c src/python/pysinks.c \
+	src/python/pytorch_api.c src/python/pytorch_api.h \
 	src/python/pyvalue.c src/python/pyvalue.h \
-	src/python/pyeval.h src/python/pytree.c src/python/pyscope.c src/python/pytorch.c \
+	src/python/pyeval.h src/python/pytree.c src/python/pyscope.c src/python/pydtype.c src/python/pytorch.c \
 	src/python/pyids.c src/python/pystore.c src/python/pycall.c src/python/pyexpr.c \
 	src/python/pystmt.c
 
 # The sink table, read at run time from $(pkgdatadir)/grammars/python. (Its own variable: this
 # fragment is included before grammars/local.mk, which defines dist_grammars_DATA.)
 pygrammarsdir = $(pkgdatadir)/grammars/python
-dist_pygrammars_DATA = grammars/python/sinks.tsv
+dist_pygrammars_DATA = grammars/python/sinks.tsv grammars/python/torch.tsv
 
 # Tests: the lexical layer, the prefilter's soundness (fixtures and the standard library), and the
 # facts of every fixture against its golden JSON.

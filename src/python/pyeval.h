@@ -1,6 +1,6 @@
 /*
  * pyeval.h: the Python evaluator's internal interface, shared by the files that implement it
- * (pytree.c, pyscope.c, pytorch.c, pyids.c, pystore.c, pycall.c, pyexpr.c, pystmt.c). Nothing
+ * (pytree.c, pyscope.c, pydtype.c, pytorch.c, pyids.c, pystore.c, pycall.c, pyexpr.c, pystmt.c). Nothing
  * outside src/python/ includes it; the rest of the front end sees py_analyze_file (pyfe.h).
  *
  * The evaluator walks tree-sitter-python's syntax tree statement by statement, in order, keeping
@@ -12,8 +12,8 @@
  *     to parameters, the joined return value comes back; no facts are emitted inside a summary,
  *     each function is analysed on its own once, with its default arguments);
  *   - `from .mod import NAME` reads the index of another scanned file (pylex.c);
- *   - torch calls are modelled by name (full, where, cat, pad, to, masked_fill, ...); anything not
- *     modelled yields an unknown value, which is how softmax/top-k/comparisons/torch.maximum stay
+ *   - torch calls are modelled by the rows of grammars/python/torch.tsv (full, where, cat, pad, to,
+ *     masked_fill, ...; pytorch.c); anything not modelled yields an unknown value, which is how softmax/top-k/comparisons/torch.maximum stay
  *     silent: a sentinel that only feeds them never reaches a sink.
  * Facts are emitted where they happen: a store at the sink call or subscript store, a
  * construction at the call that materialises a sentinel in a known dtype, an int-cast at the
@@ -191,14 +191,24 @@ void pe_assign(ev *e, TSNode target, aval v, TSNode at);
 void pe_bind_imports(ev *e, TSNode n);
 void pe_bind_params(ev *e, TSNode fn, const args *g);
 
-/* ---- the torch model: dtypes, fills, casts, torch functions and tensor methods (pytorch.c) ---- */
+/* ---- dtypes: names, objects, classes, dtype=, finfo/iinfo (pydtype.c) ---- */
 dtype_ref pe_dref(ev *e, dref_kind k, TSNode at);
 aval pe_dtype_value(dtype_ref r, bool intdtype);
-bool pe_is_int_dtype(const dtype_ref *d);
+bool pe_is_int_dtype(const ev *e, const dtype_ref *d);
+bool pe_is_wide_float(const ev *e, const dtype_ref *r);
 bool pe_torch_dtype_name(ev *e, const char *name, TSNode at, aval *out);
 bool pe_dtype_by_name(const char *name);
 dref_kind pe_dtype_kind_by_name(const char *name);
+/* What a value means as a dtype argument; *found is false when it is not one. */
+dtype_ref pe_dtype_of_aval(ev *e, const aval *x, TSNode at, bool *found);
+/* The dtype= keyword of a call, if given (*intdtype: an integer or bool dtype). */
+bool pe_dtype_kwarg(ev *e, const args *g, dtype_ref *out, bool *intdtype);
+/* `obj.dtype` (objn the object's node, at the attribute's). */
+aval pe_dtype_attr(ev *e, const aval *obj, TSNode objn, TSNode at);
+aval pe_finfo_value(ev *e, const args *g, TSNode call, bool iinfo);
 aval pe_finfo_attr(ev *e, const aval *f, const char *attr, TSNode at);
+
+/* ---- the torch model: calls of torch functions and tensor methods by grammars/python/torch.tsv (pytorch.c) ---- */
 aval pe_torch_function(ev *e, const char *f, TSNode call, const args *g);
 aval pe_tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m, const args *g);
 

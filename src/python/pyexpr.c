@@ -96,13 +96,8 @@ static aval eval_attribute(ev *e, TSNode n)
         imp.str = arena_printf(e->a, "%s.%s", obj.str, attr);
         return imp;
     }
-    if (strcmp(attr, "dtype") == 0) {
-        if (obj.tag == AV_VALUES && obj.has_dtype)
-            return pe_dtype_value(obj.dtype, obj.intdtype);
-        const char *b = pe_base_name(e, objn);
-        bool kv = b && py_is_cache_name(e->st, b, strlen(b));
-        return pe_dtype_value(pe_dref(e, kv ? DREF_KV : DREF_MODEL, n), false);
-    }
+    if (strcmp(attr, "dtype") == 0)
+        return pe_dtype_attr(e, &obj, objn, n);
     if (pe_dtype_by_name(attr))
         return pe_dtype_value(pe_dref(e, pe_dtype_kind_by_name(attr), n), false);
     if (obj.tag == AV_VALUES && obj.tensor && (strcmp(attr, "T") == 0 || strcmp(attr, "mT") == 0 || strcmp(attr, "data") == 0))
@@ -200,7 +195,9 @@ static aval eval_binary(ev *e, TSNode n)
         return x;
     }
     /* (1 - mask) * float("-inf"): 0 * inf is NaN wherever the mask is 1 */
-    if (strcmp(op, "*") == 0 && tensor_ctx && (l.binary || r.binary)) {
+    double one;
+    bool all_ones = (l.binary && av_single(&l, &one) && one == 1) || (r.binary && av_single(&r, &one) && one == 1);
+    if (strcmp(op, "*") == 0 && tensor_ctx && (l.binary || r.binary) && !all_ones) {
         const aval *other = l.binary ? &r : &l;
         for (size_t i = 0; i < other->n; i++)
             if (isinf(other->vals[i].v.lo) && other->vals[i].v.sym == SYM_NONE) {
@@ -309,8 +306,10 @@ static aval eval_unary(ev *e, TSNode n)
     if (strcmp(o, "-") == 0)
         return av_negate(e->s, &x, pe_loc_of(e, n), pe_text_of(e, n));
     if (strcmp(o, "~") == 0) {
+        /* ~ of a float raises, so the operand is a bool or an integer: a bool mask unless it is
+         * known to hold integers (an int tensor, a Python int constant) */
         aval r = x.tensor ? av_unknown_tensor() : av_unknown();
-        r.binary = x.binary;
+        r.binary = x.tag == AV_VALUES && (x.binary || (!x.intdtype && x.n == 0));
         return r;
     }
     return x;

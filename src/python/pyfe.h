@@ -11,6 +11,8 @@
  *              sentinel names), built once between the scanner's passes.
  *   pysinks.c  the sink table (grammars/python/sinks.tsv plus .kvlint.yaml sinks), loaded once,
  *              and the matcher that binds a call to a sink's exact signature.
+ *   pytorch_api.c  the torch API table (grammars/python/torch.tsv), loaded once with the sinks;
+ *              the prefilter and the evaluator's torch model both read it.
  *   pyvalue.c  the abstract values the evaluator computes (value sets, intervals, steps;
  *              pyvalue.h).
  *   pyeval.h   the evaluator: flow-sensitive evaluation of one file, emitting facts, in files by
@@ -28,6 +30,7 @@
 #include "config/project.h"
 #include "facts/facts.h"
 #include "frontend/frontend.h"
+#include "python/pytorch_api.h"
 
 /* A literal (or finfo/iinfo/inf spelling) whose magnitude is at least this is a sentinel. Arithmetic
  * keeps a value a sentinel but never makes one: `10**9` is an ordinary float. -10000.0 (the classic
@@ -78,6 +81,7 @@ typedef struct py_sink {
 
 typedef struct py_state {
     kv_arena *arena;
+    pt_api *torch;                         /* grammars/python/torch.tsv (pytorch_api.h) */
     ARENA_VEC(py_sink) sinks;
     ARENA_VEC(const char *) cache_names;   /* glob-ish: "*kv_cache*", "k_cache", "past_key_value*" */
     ARENA_VEC(const char *) kernels;       /* decorators of device kernels: "triton.jit", ... */
@@ -147,10 +151,11 @@ const char *const *py_family_bounds(const char *family, const double **adds);
 /* Words of the vocabulary (shared by the evaluator and the prefilter, so that they cannot disagree). */
 bool py_is_infinity_word(const char *s, size_t n);      /* inf, Inf, Infinity, infty, PINF, NINF */
 bool py_is_decl_callee(const char *s, size_t n);        /* LLM, EngineArgs, AsyncEngineArgs, Engine, set_default_dtype */
-bool py_is_cast_method(const char *s, size_t n);        /* to, half, bfloat16, float, double, type, type_as */
-bool py_is_int_source(const char *s, size_t n);         /* arange, argmax, argmin, ... */
+/* From the torch API table (st->torch, grammars/python/torch.tsv); false for every word when st is NULL. */
+bool py_is_cast_method(const py_state *st, const char *s, size_t n);   /* to, half, bfloat16, float, ... */
+bool py_is_int_source(const py_state *st, const char *s, size_t n);    /* arange, argmax, argmin, ... */
 /* Words without which the evaluator never calls a value a tensor or gives it a dtype. */
-bool py_is_tensor_word(const char *s, size_t n);
+bool py_is_tensor_word(const py_state *st, const char *s, size_t n);
 
 /* Module constants a file exports (found lexically: top-level `NAME = <literal>` lines). */
 typedef struct py_export {

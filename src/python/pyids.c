@@ -64,17 +64,13 @@ aval pe_refine_family(ev *e, const char *name, aval x, TSNode at)
 /* What a name means when nothing in the file binds it. */
 aval pe_default_for_name(ev *e, const char *name, TSNode at)
 {
-    static const struct { const char *n, *mod; } mods[] = {
-        { "torch", "torch" }, { "F", "torch" }, { "nn", "torch" }, { "functional", "torch" },
-        { "math", "math" }, { "np", "numpy" }, { "numpy", "numpy" },
-    };
-    for (size_t i = 0; i < sizeof mods / sizeof *mods; i++)
-        if (strcmp(name, mods[i].n) == 0) {
-            aval x = av_unknown();
-            x.tag = AV_MODULE;
-            x.str = mods[i].mod;
-            return x;
-        }
+    const pt_entry *mod = pt_lookup(e->st ? e->st->torch : NULL, PT_MODULE, name, strlen(name));
+    if (mod) {  /* torch, F, np, math: the module rows of grammars/python/torch.tsv */
+        aval x = av_unknown();
+        x.tag = AV_MODULE;
+        x.str = mod->module;
+        return x;
+    }
     if (pe_dtype_by_name(name))
         return pe_dtype_value(pe_dref(e, pe_dtype_kind_by_name(name), at), false);
     const char *fam = py_name_family(name, strlen(name));

@@ -9,11 +9,14 @@
  *   construction a sentinel (a literal >= PY_SENTINEL_MAGNITUDE, an infinity word, finfo/iinfo,
  *                float("inf")-like strings, or a name another scanned file exports as a sentinel)
  *                AND a known dtype: the keyword `dtype` or a cast method after '.'
- *   arithmetic   a sentinel AND a tensor: a tensor word (py_is_tensor_word: torch, numpy, F,
- *                dtype, an integer source or id name, a *mask* or *Tensor* name, ...), a cast
+ *   arithmetic   a sentinel AND a tensor: a tensor word (py_is_tensor_word: a name the torch API
+ *                table marks as tensor context (torch, F, np, where, masked_fill, new_full, ...),
+ *                dtype, an integer source or id name, a *mask* or *Tensor* name), a cast
  *                method or `a @ b`
  * A number token this lexer cannot read counts as a sentinel (Python reads `10000if` as 10000).
  *   int-cast     a cast method after '.' AND an integer source (arange, argmax, ... or an id name)
+ * The torch words come from grammars/python/torch.tsv (its `context` column), the same rows the
+ * evaluator's torch model runs on, so that the two cannot disagree.
  *   dtype decl   LLM / EngineArgs / AsyncEngineArgs / Engine / set_default_dtype
  *   suppression  a comment mentioning kvlint
  * Words inside comments and strings do not count (the evaluator never looks there), except that
@@ -52,18 +55,18 @@ bool py_is_decl_callee(const char *s, size_t n)
     return word_in(s, n, w);
 }
 
-bool py_is_cast_method(const char *s, size_t n)
+bool py_is_cast_method(const py_state *st, const char *s, size_t n)
 {
-    static const char *const w[] = { "to", "half", "bfloat16", "float", "double", "type", "type_as", NULL };
-    return word_in(s, n, w);
+    return pt_word_of(st ? st->torch : NULL, s, n).cast;
 }
 
-bool py_is_tensor_word(const char *s, size_t n)
+/* Besides the API's tensor words (torch.tsv's `context` column): the names the evaluator reads as
+ * dtypes or masks (`dtype`, `*mask*`), `Tensor` in annotations, and the id families. */
+bool py_is_tensor_word(const py_state *st, const char *s, size_t n)
 {
-    static const char *const w[] = { "dtype", "torch", "Tensor", "numpy", "np", "F", "nn", "functional",
-                                     "masked_fill", "index_fill", "where", "new_full", "new_zeros", "new_ones",
-                                     "new_tensor", "new_empty", NULL };
-    if (word_in(s, n, w) || py_is_int_source(s, n) || py_name_family(s, n))
+    if (pt_word_of(st ? st->torch : NULL, s, n).tensor_ctx || py_name_family(s, n))
+        return true;
+    if (n == 5 && memcmp(s, "dtype", 5) == 0)
         return true;
     for (size_t i = 0; i + 4 <= n; i++)
         if (memcmp(s + i, "mask", 4) == 0 || (i + 6 <= n && memcmp(s + i, "Tensor", 6) == 0))
@@ -71,11 +74,9 @@ bool py_is_tensor_word(const char *s, size_t n)
     return false;
 }
 
-bool py_is_int_source(const char *s, size_t n)
+bool py_is_int_source(const py_state *st, const char *s, size_t n)
 {
-    static const char *const w[] = { "arange", "argmax", "argmin", "argsort", "randint", "randperm",
-                                     "nonzero", "searchsorted", "bucketize", "bincount", NULL };
-    return word_in(s, n, w);
+    return pt_word_of(st ? st->torch : NULL, s, n).int_source;
 }
 
 /* ---- numbers ---- */
@@ -401,11 +402,12 @@ bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, s
                 importing = true;
             else if (importing && is_exported_sentinel(ctx, w, n))
                 sentinel = true;
-            if (prev == '.' && py_is_cast_method(w, n))
+            pt_word pw = pt_word_of(st ? st->torch : NULL, w, n);
+            if (prev == '.' && pw.cast)
                 cast = tensor = true;
-            if (py_is_int_source(w, n) || py_name_family(w, n))
+            if (pw.int_source || py_name_family(w, n))
                 int_source = true;
-            if (!tensor && py_is_tensor_word(w, n))
+            if (!tensor && (pw.tensor_ctx || py_is_tensor_word(st, w, n)))
                 tensor = true;
             break;
         }

@@ -295,6 +295,7 @@ py_state *py_state_load(const char *datadir, const kv_project *project, diag_lis
     load_table(st, datadir, diags);
     add_user_sinks(st, project);
     st->node_kinds = py_node_kinds(st->arena, &st->nnode_kinds);
+    st->torch = pt_api_load(datadir, diags);
     return st;
 }
 
@@ -302,6 +303,7 @@ void py_state_free(py_state *st)
 {
     if (!st)
         return;
+    pt_api_free(st->torch);
     arena_free(st->arena);
     free(st);
 }

@@ -33,7 +33,7 @@ static size_t emit_construction(ev *e, construction_kind k, const char *api, TSN
     if (e->quiet)
         for (size_t i = 0; i < e->out->constructions.n; i++) {
             const construction_fact *o = &e->out->constructions.v[i];
-            if (same_loc(&o->loc, &here) && same_loc(&o->value.origin, &v->origin) && o->api == api
+            if (same_loc(&o->loc, &here) && same_loc(&o->value.origin, &v->origin) && strcmp(o->api, api) == 0
                 && o->dtype.kind == d->kind && o->value.lo == v->lo && o->value.sym_scale == v->sym_scale)
                 return i + 1;
         }
@@ -41,7 +41,7 @@ static size_t emit_construction(ev *e, construction_kind k, const char *api, TSN
     memset(&c, 0, sizeof c);
     c.loc = pe_loc_of(e, at);
     c.kind = k;
-    c.api = api;
+    c.api = arena_strdup(e->a, api);  /* api may name a torch.tsv row, which does not outlive the scan */
     c.value = *v;
     c.dtype = *d;
     ARENA_PUSH(e->a, e->out->constructions, c);
@@ -52,7 +52,7 @@ static size_t emit_construction(ev *e, construction_kind k, const char *api, TSN
  * sentinels marked so that a later store can say the construction reaches the cache. */
 aval pe_constructions_for(ev *e, construction_kind k, const char *api, TSNode at, aval x, const dtype_ref *d)
 {
-    if (x.tag != AV_VALUES || !av_has_sentinel(&x) || pe_is_int_dtype(d))
+    if (x.tag != AV_VALUES || !av_has_sentinel(&x) || pe_is_int_dtype(e, d))
         return x;
     pv *vals = arena_memdup(e->s, x.vals, x.n * sizeof *vals);
     for (size_t i = 0; i < x.n; i++)
@@ -81,7 +81,7 @@ void pe_emit_intcast(ev *e, const char *api, TSNode at, const aval *x, const dty
     intcast_fact c;
     memset(&c, 0, sizeof c);
     c.loc = here;
-    c.api = api;
+    c.api = arena_strdup(e->a, api);
     c.value = hull;
     c.dtype = *d;
     ARENA_PUSH(e->a, e->out->casts, c);

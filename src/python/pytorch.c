@@ -1,138 +1,25 @@
 /*
- * pytorch.c: the model of the torch API the evaluator applies to calls: dtype names and
- * dtype objects, finfo/iinfo, tensor constructions and fills (full, new_full, masked_fill, fill_),
- * integer sources (arange, randint, argmax), casts (to, half, type_as), joins (cat, where), pad and
- * clamp, and the tensor methods that keep or change values.
- * It emits no store facts (pystore.c) and does not walk statements.
+ * pytorch.c: the evaluator's model of torch calls, driven by the rows of grammars/python/torch.tsv
+ * (pytorch_api.h). A call of a torch function or a tensor method finds its row; the row's `values`
+ * rule says what the result holds (a fill, the input joined with the fill arguments, a cast of
+ * the input, unknown values, ...), its `dtype` rule in which dtype, its `returns` whether the
+ * input itself is written (in-place calls, whose result is the written tensor, so that a chain
+ * `torch.zeros(n).masked_fill_(m, v).to(D)` keeps v), and its `bits` whether the call reads the
+ * bits as another dtype instead (x.view(torch.float8_e4m3fn), x.to(D, bitcast=True): unknown
+ * values). A call without a row is unknown (a tensor when the receiver is one).
+ * Dtype objects and finfo live in pydtype.c; this file emits constructions and int-casts (through
+ * pystore.c) but no stores except an in-place write into a tensor named like a cache.
  */
 #include <math.h>
 #include <string.h>
 
 #include "python/pyeval.h"
 
-dtype_ref pe_dref(ev *e, dref_kind k, TSNode at)
+/* Whether the call's dtype= is torch.bool: its values are 0 or 1. */
+static bool bool_kwarg(const args *g)
 {
-    dtype_ref r;
-    memset(&r, 0, sizeof r);
-    r.kind = k;
-    r.dtype = KVN_DTYPE_INVALID;
-    r.text = pe_text_of(e, at);
-    r.loc = pe_loc_of(e, at);
-    return r;
-}
-
-aval pe_dtype_value(dtype_ref r, bool intdtype)
-{
-    aval x = av_unknown();
-    x.tag = AV_DTYPE;
-    x.other = false;
-    x.dtype = r;
-    x.intdtype = intdtype;
-    return x;
-}
-
-static const char *const int_dtypes[] = { "long", "int", "int64", "int32", "int16", "int8", "uint8",
-                                          "short", "bool", "uint16", "uint32", "uint64", NULL };
-
-/* torch.long, torch.bool, ...: a fill or cast into them is no float construction. */
-bool pe_is_int_dtype(const dtype_ref *d)
-{
-    if (d->kind != DREF_UNKNOWN || !d->text)
-        return false;
-    const char *dot = strrchr(d->text, '.');
-    const char *n = dot ? dot + 1 : d->text;
-    for (size_t i = 0; int_dtypes[i]; i++)
-        if (strcmp(n, int_dtypes[i]) == 0)
-            return true;
-    return false;
-}
-
-/* torch.<name> as a dtype: integer/bool dtypes are ours, float names go to the numerics. */
-bool pe_torch_dtype_name(ev *e, const char *name, TSNode at, aval *out)
-{
-    const char *const *ints = int_dtypes;
-    static const char *const floats[] = { "float16", "half", "bfloat16", "float32", "float", "float64",
-                                          "double", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
-                                          "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2", NULL };
-    for (size_t i = 0; ints[i]; i++)
-        if (strcmp(name, ints[i]) == 0) {
-            aval x = pe_dtype_value(pe_dref(e, DREF_UNKNOWN, at), true);
-            x.binary = strcmp(name, "bool") == 0;
-            *out = x;
-            return true;
-        }
-    for (size_t i = 0; floats[i]; i++)
-        if (strcmp(name, floats[i]) == 0) {
-            dtype_ref r = pe_dref(e, DREF_CONCRETE, at);
-            r.dtype = kvn_dtype_parse(arena_printf(e->a, "torch.%s", name), false);
-            if (r.dtype == KVN_DTYPE_INVALID)
-                r.dtype = kvn_dtype_parse(name, false);
-            if (r.dtype == KVN_DTYPE_INVALID)
-                r.kind = DREF_UNKNOWN;
-            *out = pe_dtype_value(r, false);
-            return true;
-        }
-    return false;
-}
-
-static bool is_wide_float(const dtype_ref *r)
-{
-    if (r->kind != DREF_CONCRETE || !r->text)
-        return false;
-    const char *t = r->text;
-    size_t l = strlen(t);
-    static const char *const wide[] = { "float32", "float", "float64", "double", NULL };
-    for (size_t i = 0; wide[i]; i++) {
-        size_t w = strlen(wide[i]);
-        if (l >= w && strcmp(t + l - w, wide[i]) == 0 && (l == w || t[l - w - 1] == '.'))
-            return true;
-    }
-    return false;
-}
-
-/* A dtype spelled by name: self.dtype / dtype / model_dtype are the model's, kv_cache_dtype the cache's. */
-bool pe_dtype_by_name(const char *name)
-{
-    size_t l = strlen(name);
-    return (l >= 5 && strcmp(name + l - 5, "dtype") == 0);
-}
-
-dref_kind pe_dtype_kind_by_name(const char *name)
-{
-    return strstr(name, "cache_dtype") || strstr(name, "kv_dtype") ? DREF_KV : DREF_MODEL;
-}
-
-static dtype_ref dtype_of_aval(ev *e, const aval *x, TSNode at, bool *found)
-{
-    *found = true;
-    if (x->tag == AV_DTYPE)
-        return x->dtype;
-    if (x->tag == AV_STR && x->str) {
-        dtype_ref r = pe_dref(e, DREF_CONCRETE, at);
-        r.dtype = kvn_dtype_parse(x->str, false);
-        if (r.dtype == KVN_DTYPE_INVALID)
-            r.kind = DREF_UNKNOWN;
-        return r;
-    }
-    if (x->tag == AV_VALUES && x->has_dtype && !x->other && x->n == 0)
-        return x->dtype;
-    *found = false;
-    return pe_dref(e, DREF_UNKNOWN, at);
-}
-
-/* The dtype= keyword of a factory call, if given. */
-static bool dtype_kwarg(ev *e, const args *g, dtype_ref *out, bool *intdtype)
-{
-    TSNode at;
-    const aval *d = pe_kwarg(g, "dtype", &at);
-    if (!d)
-        return false;
-    bool found;
-    *out = dtype_of_aval(e, d, at, &found);
-    if (!found)
-        *out = pe_dref(e, DREF_UNKNOWN, at);
-    *intdtype = d->tag == AV_DTYPE && d->intdtype;
-    return true;
+    const aval *d = pe_kwarg(g, "dtype", NULL);
+    return d && d->tag == AV_DTYPE && d->binary;
 }
 
 static aval with_dtype(aval x, const dtype_ref *d, bool intdtype)
@@ -156,7 +43,7 @@ static aval as_tensor(aval x)
 static aval model_fill(ev *e, const char *api, TSNode call, const aval *like, const aval *v, const args *g)
 {
     dtype_ref d;
-    bool intd = false, has = dtype_kwarg(e, g, &d, &intd);
+    bool intd = false, has = pe_dtype_kwarg(e, g, &d, &intd);
     if (!has && like && like->tag == AV_VALUES && like->has_dtype) {
         d = like->dtype;
         intd = like->intdtype;
@@ -177,8 +64,9 @@ static aval const_fill(ev *e, double c, TSNode call, const aval *like, const arg
     kv_value v = pe_value_make(e, VK_FLOAT, c, c, call);
     dtype_ref d;
     bool intd = false;
-    bool has = dtype_kwarg(e, g, &d, &intd);
+    bool has = pe_dtype_kwarg(e, g, &d, &intd);
     aval x = av_const(e->s, &v);
+    x.binary = bool_kwarg(g);  /* torch.ones(n, dtype=torch.bool) */
     if (has)
         return with_dtype(x, &d, intd);
     if (like && like->tag == AV_VALUES && like->has_dtype)
@@ -217,82 +105,6 @@ static aval arange_value(ev *e, TSNode call, const args *g)
     return int_source(e, call, lo, 0, NULL, 0, true);
 }
 
-static aval finfo_value(ev *e, const args *g, TSNode call, bool iinfo)
-{
-    aval x = av_unknown();
-    x.tag = AV_FINFO;
-    x.other = false;
-    x.iinfo = iinfo;
-    TSNode at = call;
-    const aval *d = pe_arg(g, 0, "type", &at);
-    bool found = false;
-    if (d)
-        x.dtype = dtype_of_aval(e, d, at, &found);
-    if (!d) {  /* torch.finfo() is float32's */
-        x.dtype = pe_dref(e, DREF_CONCRETE, call);
-        x.dtype.dtype = kvn_dtype_parse("float32", false);
-        x.dtype.text = "torch.float32";
-    } else if (!found && d->tag == AV_VALUES) {
-        /* finfo(x) on a tensor-like value: its dtype, i.e. the model's */
-        x.dtype = d->has_dtype ? d->dtype : pe_dref(e, DREF_MODEL, at);
-    }
-    x.str = pe_text_of(e, call);
-    return x;
-}
-
-/* torch.iinfo(D).min/max for the integer dtypes, by their spelling. */
-static bool iinfo_bound(const char *dtext, bool max, double *out)
-{
-    static const struct { const char *n; double lo, hi; } t[] = {
-        { "int64", -9223372036854775808.0, 9223372036854775807.0 }, { "long", -9223372036854775808.0, 9223372036854775807.0 },
-        { "int32", -2147483648.0, 2147483647.0 }, { "int", -2147483648.0, 2147483647.0 },
-        { "int16", -32768, 32767 }, { "short", -32768, 32767 }, { "int8", -128, 127 }, { "uint8", 0, 255 },
-    };
-    if (!dtext)
-        return false;
-    const char *dot = strrchr(dtext, '.');
-    const char *n = dot ? dot + 1 : dtext;
-    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-        if (strcmp(n, t[i].n) == 0) {
-            *out = max ? t[i].hi : t[i].lo;
-            return true;
-        }
-    return false;
-}
-
-aval pe_finfo_attr(ev *e, const aval *f, const char *attr, TSNode at)
-{
-    value_sym sym = strcmp(attr, "min") == 0 ? SYM_FINFO_MIN : strcmp(attr, "max") == 0 ? SYM_FINFO_MAX
-                    : strcmp(attr, "eps") == 0 ? SYM_FINFO_EPS : strcmp(attr, "tiny") == 0 ? SYM_FINFO_TINY
-                    : SYM_NONE;
-    if (sym == SYM_NONE)
-        return av_unknown();
-    if (f->iinfo) {
-        double x;
-        if (sym == SYM_FINFO_EPS || sym == SYM_FINFO_TINY || !iinfo_bound(f->dtype.text, sym == SYM_FINFO_MAX, &x))
-            return av_unknown();
-        kv_value v = pe_value_make(e, fabs(x) >= PY_SENTINEL_MAGNITUDE ? VK_SENTINEL : VK_FLOAT, x, x, at);
-        return av_const(e->s, &v);
-    }
-    bool big = sym == SYM_FINFO_MIN || sym == SYM_FINFO_MAX;
-    kv_value v = pe_value_make(e, big ? VK_SENTINEL : VK_FLOAT, 0, 0, at);
-    v.sym = sym;
-    v.sym_dtype = f->dtype;
-    v.lo = v.hi = NAN;
-    if (f->dtype.kind == DREF_CONCRETE) {
-        const kvn_dtype_info *di = kvn_dtype_get(f->dtype.dtype);
-        const kvn_fmt_info *fi = di ? kvn_fmt_get(di->elem) : NULL;
-        if (fi) {
-            double x = sym == SYM_FINFO_MIN ? -fi->max : sym == SYM_FINFO_MAX ? fi->max
-                       : sym == SYM_FINFO_EPS ? ldexp(1.0, -fi->man_bits) : fi->min_normal;
-            v.lo = v.hi = x;
-        }
-    }
-    if (isnan(v.lo))
-        v.lo = v.hi = sym == SYM_FINFO_MIN ? -INFINITY : sym == SYM_FINFO_MAX ? INFINITY : 0;
-    return av_const(e->s, &v);
-}
-
 static aval cast_to(ev *e, TSNode call, const char *api, aval x, dtype_ref d, bool intd, bool binary)
 {
     aval r = x.tag == AV_VALUES ? x : av_unknown();
@@ -304,7 +116,7 @@ static aval cast_to(ev *e, TSNode call, const char *api, aval x, dtype_ref d, bo
         r.dtype = d;
         return r;
     }
-    if (!is_wide_float(&d))
+    if (!pe_is_wide_float(e, &d))
         r = pe_constructions_for(e, CONS_TENSOR_CAST, api, call, r, &d);
     pe_emit_intcast(e, api, call, &r, &d);
     r = pe_stepf(e, &r, call, "%s(%s)", api, d.text ? d.text : "");
@@ -341,41 +153,21 @@ static aval method_to(ev *e, TSNode call, const char *api, aval x, const args *g
     if (d->tag == AV_VALUES)
         return cast_to(e, call, api, x, d->dtype, d->intdtype, false);
     bool found;
-    dtype_ref r = dtype_of_aval(e, d, at, &found);
+    dtype_ref r = pe_dtype_of_aval(e, d, at, &found);
     return found ? cast_to(e, call, api, x, r, false, false) : x;
 }
 
-static aval method_type_as(ev *e, TSNode call, aval x, const args *g)
+static aval method_type_as(ev *e, TSNode call, const char *api, aval x, const args *g)
 {
     if (g->npos < 1)
         return x;
     const aval *y = &g->posv[0];
     if (y->tag == AV_VALUES && y->has_dtype)
-        return cast_to(e, call, "type_as", x, y->dtype, y->intdtype, false);
+        return cast_to(e, call, api, x, y->dtype, y->intdtype, false);
     dtype_ref d = pe_dref(e, DREF_MODEL, g->pos[0]);
     d.text = arena_printf(e->a, "%s.dtype", pe_text_of(e, g->pos[0]));
-    return cast_to(e, call, "type_as", x, d, false, false);
+    return cast_to(e, call, api, x, d, false, false);
 }
-
-static bool name_in(const char *s, const char *const *list)
-{
-    for (size_t i = 0; list[i]; i++)
-        if (strcmp(s, list[i]) == 0)
-            return true;
-    return false;
-}
-
-static const char *const view_like[] = {
-    "clone", "contiguous", "view", "reshape", "transpose", "permute", "unsqueeze", "squeeze", "expand",
-    "expand_as", "repeat", "flatten", "detach", "view_as", "reshape_as", "t", "narrow", "flip", "roll",
-    "unflatten", "movedim", "swapaxes", "index_select", "gather", "cpu", "cuda", "repeat_interleave",
-    "unbind", "split", "chunk", "tile", "broadcast_to", "select", "squeeze_", "unsqueeze_", "round", "triu",
-    "tril", NULL
-};
-static const char *const bool_results[] = {
-    "any", "all", "eq", "ne", "lt", "gt", "le", "ge", "isin", "logical_and", "logical_or", "logical_not",
-    "logical_xor", "isnan", "isinf", "isfinite", "bool", NULL
-};
 
 static aval cat_values(ev *e, const args *g)
 {
@@ -392,11 +184,8 @@ static aval cat_values(ev *e, const args *g)
     return r;
 }
 
-static aval where_values(ev *e, TSNode call, const args *g)
+static aval where_values(ev *e, TSNode call, const aval *a, const aval *b)
 {
-    if (g->npos < 3)
-        return av_unknown_tensor();
-    const aval *a = &g->posv[1], *b = &g->posv[2];
     aval r = av_join(e->s, a, b);
     if (r.tag != AV_VALUES)
         return av_unknown_tensor();
@@ -420,24 +209,6 @@ static aval where_values(ev *e, TSNode call, const args *g)
     return av_step(e->s, e->a, &r, pe_loc_of(e, call), "torch.where(...)");
 }
 
-static aval pad_values(ev *e, TSNode call, const args *g)
-{
-    if (g->npos < 1)
-        return av_unknown_tensor();
-    TSNode at;
-    const aval *v = pe_arg(g, 3, "value", &at);
-    aval x = as_tensor(g->posv[0]);
-    if (!v) {
-        kv_value z = pe_value_make(e, VK_FLOAT, 0, 0, call);
-        aval zero = av_const(e->s, &z);
-        return av_join(e->s, &x, &zero);
-    }
-    aval pv_ = av_step(e->s, e->a, v, pe_loc_of(e, call), "F.pad(..., value=...)");
-    aval r = av_join(e->s, &x, &pv_);
-    r.tensor = true;
-    return r;
-}
-
 static aval clamp_values(ev *e, aval x, const args *g, int hi_pos)
 {
     /* clamp(ids, 0, self.num_adapters): the upper bound names the range */
@@ -458,187 +229,336 @@ static aval clamp_values(ev *e, aval x, const args *g, int hi_pos)
     return av_without_sentinels(e->s, &x);
 }
 
-aval pe_torch_function(ev *e, const char *f, TSNode call, const args *g)
+/* One call being modelled: its row, where its facts point, its arguments and its input. */
+typedef struct tcall {
+    const pt_entry *row;
+    TSNode site;       /* where facts point: the method name of a method call */
+    TSNode whole;      /* the whole call (origins of the values it makes) */
+    TSNode recv;       /* a method's receiver, or a null node */
+    const args *g;
+    int shift;         /* a `both` row called as a function: its argument 0 is the input */
+    aval in;           /* the input: the receiver, or argument 0 */
+    bool method;
+} tcall;
+
+/* Fill argument i of the row, or its default as a constant, or NULL. */
+static const aval *fill_arg(ev *e, const tcall *c, size_t i, aval *tmp, TSNode *at)
 {
-    const aval *a0 = g->npos > 0 ? &g->posv[0] : NULL;
-    TSNode vn;
-    if (strcmp(f, "full") == 0)
-        return model_fill(e, "torch.full", call, NULL, pe_arg(g, 1, "fill_value", &vn), g);
-    if (strcmp(f, "full_like") == 0)
-        return model_fill(e, "torch.full_like", call, a0, pe_arg(g, 1, "fill_value", &vn), g);
-    if (strcmp(f, "zeros") == 0 || strcmp(f, "zeros_like") == 0)
-        return const_fill(e, 0, call, f[5] ? a0 : NULL, g);
-    if (strcmp(f, "ones") == 0 || strcmp(f, "ones_like") == 0)
-        return const_fill(e, 1, call, f[4] ? a0 : NULL, g);
-    if (strcmp(f, "tensor") == 0 || strcmp(f, "as_tensor") == 0) {
-        dtype_ref d;
-        bool intd = false;
-        aval x = a0 ? *a0 : av_unknown();
-        if (x.tag == AV_SEQ)
-            x = cat_values(e, g);
-        if (x.tag != AV_VALUES)
-            x = av_unknown();
-        x = pe_stepf(e, &x, call, "torch.%s(...)", f);
-        if (dtype_kwarg(e, g, &d, &intd)) {
-            x = pe_constructions_for(e, CONS_TENSOR_NEW, "torch.tensor", call, x, &d);
-            return with_dtype(x, &d, intd);
+    const pt_arg *p = pt_fill(c->row, i);
+    if (!p)
+        return NULL;
+    const aval *v = pe_arg(c->g, p->pos < 0 ? -1 : p->pos + c->shift, p->kw, at);
+    if (v || !p->has_default)
+        return v;
+    kv_value z = pe_value_make(e, VK_FLOAT, p->def, p->def, c->whole);
+    *tmp = av_const(e->s, &z);
+    tmp->binary = p->def == 0 || p->def == 1;  /* a 0/1 constant keeps a mask a mask */
+    *at = c->whole;
+    return tmp;
+}
+
+/* The result's dtype by the row's rule; false when it is not known. */
+static bool result_dtype(ev *e, const tcall *c, dtype_ref *d, bool *intd)
+{
+    *intd = false;
+    switch (c->row->dtype) {
+    case PTD_KW:
+        return pe_dtype_kwarg(e, c->g, d, intd);
+    case PTD_KW_OR_INPUT:
+        if (pe_dtype_kwarg(e, c->g, d, intd))
+            return true;
+        if (c->in.tag == AV_VALUES && c->in.has_dtype) {
+            *d = c->in.dtype;
+            *intd = c->in.intdtype;
+            return true;
         }
-        return as_tensor(x);
+        return false;
+    case PTD_KW_OR_INT:
+        if (pe_dtype_kwarg(e, c->g, d, intd))
+            return true;
+        *intd = true;  /* int64: a class without a dtype_ref (integer dtypes are not the numerics') */
+        return false;
+    case PTD_INT:
+    case PTD_BOOL:
+        *intd = true;
+        return false;
+    case PTD_INPUT:
+        *intd = c->in.tag == AV_VALUES && c->in.intdtype;
+        if (c->in.tag == AV_VALUES && c->in.has_dtype) {
+            *d = c->in.dtype;
+            return true;
+        }
+        return false;
+    default:
+        return false;
     }
-    if (strcmp(f, "empty") == 0 || strcmp(f, "empty_like") == 0 || strcmp(f, "randn") == 0 || strcmp(f, "rand") == 0) {
-        dtype_ref d;
-        bool intd = false;
-        if (dtype_kwarg(e, g, &d, &intd))
-            return with_dtype(av_unknown_tensor(), &d, intd);
-        return av_unknown_tensor();
+}
+
+/* A new tensor of unknown values in the row's dtype (empty, randn, randint, new_empty). */
+static aval unknown_values(ev *e, const tcall *c)
+{
+    dtype_ref d;
+    bool intd;
+    aval r = av_unknown_tensor();
+    r.binary = bool_kwarg(c->g);
+    if (result_dtype(e, c, &d, &intd))
+        return with_dtype(r, &d, intd);
+    r.intdtype = intd;
+    r.binary = r.binary || c->row->dtype == PTD_BOOL;
+    return r;
+}
+
+/* The bits of the input read as another dtype: nothing is known of the values. */
+static aval reinterpret(const aval *target)
+{
+    aval r = av_unknown_tensor();
+    if (target && target->tag == AV_DTYPE) {
+        r.intdtype = target->intdtype;
+        if (!target->intdtype)
+            r = with_dtype(r, &target->dtype, false);
     }
-    if (strcmp(f, "where") == 0)
-        return where_values(e, call, g);
-    if (strcmp(f, "cat") == 0 || strcmp(f, "concat") == 0 || strcmp(f, "concatenate") == 0 || strcmp(f, "stack") == 0
-        || strcmp(f, "hstack") == 0 || strcmp(f, "vstack") == 0) {
-        aval r = cat_values(e, g);
-        return pe_stepf(e, &r, call, "torch.%s(...)", f);
+    return r;
+}
+
+/* x.view(torch.uint8), x.to(D, bitcast=True): the target dtype, if the call reinterprets. */
+static bool reinterprets(ev *e, const tcall *c, const aval **target)
+{
+    *target = NULL;
+    if (c->row->bits == PTB_DTYPE_ARG) {
+        const aval *a = pe_arg(c->g, c->shift, "dtype", NULL);
+        *target = a;
+        return a && a->tag == AV_DTYPE;
     }
-    if (strcmp(f, "pad") == 0)
-        return pad_values(e, call, g);
-    if (strcmp(f, "arange") == 0)
-        return arange_value(e, call, g);
-    if (strcmp(f, "argmax") == 0 || strcmp(f, "argmin") == 0 || strcmp(f, "argsort") == 0 || strcmp(f, "nonzero") == 0
-        || strcmp(f, "searchsorted") == 0 || strcmp(f, "bucketize") == 0 || strcmp(f, "bincount") == 0
-        || strcmp(f, "randperm") == 0)
-        return int_source(e, call, 0, 0, NULL, 0, true);
-    if (strcmp(f, "randint") == 0) {
-        double lo = 0, hi;
-        const aval *h = g->npos >= 3 ? &g->posv[1] : a0;
-        if (g->npos >= 3)
-            av_single(a0, &lo);
-        if (h && av_single(h, &hi))
-            return int_source(e, call, lo, hi - 1, NULL, 0, false);
-        return int_source(e, call, lo, 0, NULL, 0, true);
+    if (c->row->bits == PTB_BITCAST_KW) {
+        TSNode at;
+        if (!pe_kwarg(c->g, "bitcast", &at) || ts_node_is_null(at) || strcmp(pe_raw_text(e, at), "True") != 0)
+            return false;
+        *target = pe_kwarg(c->g, "dtype", NULL);
+        for (size_t i = 0; !*target && i < c->g->npos; i++)
+            if (c->g->posv[i].tag == AV_DTYPE)
+                *target = &c->g->posv[i];
+        return true;
     }
-    if (strcmp(f, "finfo") == 0 || strcmp(f, "iinfo") == 0)
-        return finfo_value(e, g, call, f[0] == 'i');
-    if (strcmp(f, "get_default_dtype") == 0)
-        return pe_dtype_value(pe_dref(e, DREF_MODEL, call), false);
-    if (strcmp(f, "maximum") == 0 || strcmp(f, "minimum") == 0 || strcmp(f, "clamp") == 0 || strcmp(f, "clip") == 0
-        || strcmp(f, "clamp_min") == 0 || strcmp(f, "clamp_max") == 0 || strcmp(f, "fmax") == 0)
-        return a0 && a0->tag == AV_VALUES ? clamp_values(e, as_tensor(*a0), g, 2) : av_unknown_tensor();
-    if (strcmp(f, "masked_fill") == 0 && g->npos >= 3) {
-        aval x = as_tensor(g->posv[0]);
-        aval v = g->posv[2];
-        if (x.has_dtype)
-            v = pe_constructions_for(e, CONS_SCALAR_FILL, "masked_fill", call, v, &x.dtype);
-        aval r = av_join(e->s, &x, &v);
-        return av_step(e->s, e->a, &r, pe_loc_of(e, call), "masked_fill(...)");
+    return false;
+}
+
+static aval apply_cast(ev *e, const tcall *c, aval x)
+{
+    const pt_entry *row = c->row;
+    switch (row->dtype) {
+    case PTD_CONCRETE:
+        return concrete_cast(e, c->site, row->api, x, row->dtype_name);
+    case PTD_TARGET:
+        return method_to(e, c->site, row->api, x, c->g);
+    case PTD_LIKE:
+        return method_type_as(e, c->site, row->api, x, c->g);
+    case PTD_INT:
+    case PTD_BOOL: {
+        aval r = row->values == PTV_BOOL ? (x.tensor ? av_unknown_tensor() : av_unknown()) : x;
+        r.intdtype = true;
+        r.binary = r.binary || row->dtype == PTD_BOOL;
+        return r;
     }
-    if (name_in(f, view_like) && a0)
-        return as_tensor(*a0);
-    if (name_in(f, bool_results)) {
-        aval r = av_unknown_tensor();
+    default:
+        return x;
+    }
+}
+
+/* The input joined with the fill arguments (masked_fill, index_fill, F.pad, x.where(c, y)); a
+ * scalar filled into a tensor of known dtype is materialised in that dtype. */
+static aval join_fills(ev *e, const tcall *c, aval x)
+{
+    aval r = as_tensor(x);
+    bool any = false;
+    for (size_t i = 0; i < c->row->nfill; i++) {
+        aval tmp;
+        TSNode at;
+        const aval *v = fill_arg(e, c, i, &tmp, &at);
+        if (!v)
+            continue;
+        aval nv = *v;
+        bool tensor = nv.tag == AV_VALUES && nv.tensor;
+        if (x.tag == AV_VALUES && x.has_dtype && !tensor)
+            nv = pe_constructions_for(e, CONS_SCALAR_FILL, c->row->api, c->site, nv, &x.dtype);
+        else if (x.tag == AV_VALUES && x.has_dtype && c->row->dtype == PTD_INPUT
+                 && !(nv.has_dtype && nv.dtype.kind == x.dtype.kind))
+            nv = pe_constructions_for(e, CONS_TENSOR_CAST, c->row->api, c->site, nv, &x.dtype);
+        r = av_join(e->s, &r, &nv);
+        any = any || v != &tmp;  /* a step for what an argument brought, not for tril's zeros */
+    }
+    r.tensor = true;
+    r.has_dtype = x.tag == AV_VALUES && x.has_dtype;
+    if (r.has_dtype) {
+        r.dtype = x.dtype;
+        r.intdtype = x.intdtype;
+    }
+    if (!any)
+        return r;
+    const pt_arg *f0 = pt_fill(c->row, 0);
+    if (f0 && f0->has_default && f0->kw)  /* F.pad(..., value=...): the argument is optional */
+        return pe_stepf(e, &r, c->site, "%s(..., %s=...)", c->row->api, f0->kw);
+    return pe_stepf(e, &r, c->site, "%s(...)", c->row->api);
+}
+
+static aval where_fills(ev *e, const tcall *c)
+{
+    aval ta, tb;
+    TSNode at;
+    const aval *a = fill_arg(e, c, 0, &ta, &at), *b = fill_arg(e, c, 1, &tb, &at);
+    return a && b ? where_values(e, c->site, a, b) : av_unknown_tensor();
+}
+
+static aval literal_values(ev *e, const tcall *c)
+{
+    const aval *a0 = c->g->npos > 0 ? &c->g->posv[0] : NULL;
+    aval x = a0 ? *a0 : av_unknown();
+    if (x.tag == AV_SEQ)
+        x = cat_values(e, c->g);
+    if (x.tag != AV_VALUES)
+        x = av_unknown();
+    x = pe_stepf(e, &x, c->whole, "%s(...)", c->row->api);
+    dtype_ref d;
+    bool intd = false;
+    if (pe_dtype_kwarg(e, c->g, &d, &intd)) {
+        x = pe_constructions_for(e, CONS_TENSOR_NEW, "torch.tensor", c->whole, x, &d);
+        return with_dtype(x, &d, intd);
+    }
+    return as_tensor(x);
+}
+
+/* The values rule of a row that is not an in-place write. */
+static aval apply_values(ev *e, const tcall *c)
+{
+    const pt_entry *row = c->row;
+    aval x = c->in, tmp;
+    TSNode at;
+    const aval *like = row->dtype == PTD_KW_OR_INPUT && x.tag == AV_VALUES && x.has_dtype ? &x : NULL;
+    switch (row->values) {
+    case PTV_FILL:
+        return model_fill(e, row->api, c->method ? c->site : c->whole, like, fill_arg(e, c, 0, &tmp, &at), c->g);
+    case PTV_ZEROS:
+    case PTV_ONES:
+        return const_fill(e, row->values == PTV_ONES, c->whole, like, c->g);
+    case PTV_LITERAL:
+        return literal_values(e, c);
+    case PTV_UNKNOWN:
+        return unknown_values(e, c);
+    case PTV_SAME:
+        return row->dtype == PTD_INT ? apply_cast(e, c, x) : x;
+    case PTV_JOIN:
+        return join_fills(e, c, x);
+    case PTV_WHERE:
+        return where_fills(e, c);
+    case PTV_CAT: {
+        aval r = cat_values(e, c->g);
+        return pe_stepf(e, &r, c->whole, "%s(...)", row->api);
+    }
+    case PTV_ARANGE:
+        return arange_value(e, c->whole, c->g);
+    case PTV_INDEX:
+        return int_source(e, c->whole, 0, 0, NULL, 0, true);
+    case PTV_FINFO:
+    case PTV_IINFO:
+        return pe_finfo_value(e, c->g, c->whole, row->values == PTV_IINFO);
+    case PTV_DEFAULT_DTYPE:
+        return pe_dtype_value(pe_dref(e, DREF_MODEL, c->whole), false);
+    case PTV_CLAMP: {
+        const pt_arg *hi = pt_fill_kw(row, "max");
+        return x.tag == AV_VALUES ? clamp_values(e, as_tensor(x), c->g, hi ? hi->pos + c->shift : -1)
+                                  : av_unknown_tensor();
+    }
+    case PTV_BOOL: {
+        aval r = x.tensor || !c->method ? av_unknown_tensor() : av_unknown();
         r.binary = true;
         return r;
+    }
+    case PTV_CAST:
+        return apply_cast(e, c, x);
     }
     return av_unknown_tensor();
 }
 
+/* An in-place write x.fill_(v), x.masked_fill_(m, v), x.copy_(y), ...: into a tensor named like a
+ * cache it is a store; into a variable it updates the variable; either way the call returns the
+ * written tensor (the start of a chain). */
+static aval apply_inplace(ev *e, const tcall *c)
+{
+    aval x = c->in, tmp;
+    TSNode vn = c->site;
+    const aval *v = fill_arg(e, c, 0, &tmp, &vn);
+    if (!v || c->row->values == PTV_SAME)
+        return x;
+    const char *cache = pe_base_name(e, c->recv);
+    if (cache && py_is_cache_name(e->st, cache, strlen(cache))) {
+        pe_store_direct(e, c->site, cache, vn, *v);
+        return x;
+    }
+    const char *key = pe_var_key(e, c->recv);
+    if (c->row->values != PTV_FILL) {
+        if (!key)
+            return join_fills(e, c, x);
+        pe_write_into(e, c->recv, *v, c->site, c->row->api);
+        return pe_lookup_key(e, key, c->recv);
+    }
+    /* copy_ / fill_: the tensor's values are replaced, its dtype stays */
+    aval nv = *v;
+    if (x.has_dtype && !(nv.tag == AV_VALUES && nv.tensor))
+        nv = pe_constructions_for(e, CONS_SCALAR_FILL, c->row->api, c->site, nv, &x.dtype);
+    bool tensor = x.tensor || (nv.tag == AV_VALUES && nv.tensor);
+    nv = with_dtype(nv.tag == AV_VALUES ? nv : av_unknown(), &x.dtype, x.intdtype);
+    nv.has_dtype = x.has_dtype;
+    nv.tensor = tensor;
+    nv = pe_stepf(e, &nv, c->site, "%s into %s", c->row->api, pe_text_of(e, c->recv));
+    if (!key)
+        return nv;
+    pe_update_key(e, key, nv);
+    return pe_lookup_key(e, key, c->recv);
+}
+
+static aval apply_row(ev *e, tcall *c)
+{
+    const aval *target;
+    if (c->row->returns == PTR_INPLACE)
+        return apply_inplace(e, c);
+    if (c->row->returns == PTR_REINTERPRET)
+        return reinterpret(NULL);
+    if (reinterprets(e, c, &target))
+        return reinterpret(target);
+    return apply_values(e, c);
+}
+
+aval pe_torch_function(ev *e, const char *f, TSNode call, const args *g)
+{
+    const pt_entry *row = pt_function(e->st ? e->st->torch : NULL, f, strlen(f));
+    if (!row)
+        return av_unknown_tensor();
+    if ((row->on & PT_METHOD) && g->npos == 0)
+        return av_unknown_tensor();  /* torch.clone() without its tensor */
+    tcall c = { .row = row, .site = call, .whole = call, .recv = g->npos > 0 ? g->pos[0] : call, .g = g,
+                .shift = (row->on & PT_METHOD) ? 1 : 0, .in = av_unknown(), .method = false };
+    if (g->npos > 0)
+        c.in = g->posv[0].tag == AV_VALUES ? g->posv[0] : av_unknown();
+    aval r = apply_row(e, &c);
+    if (r.tag == AV_VALUES)
+        r.tensor = true;  /* what a torch function returns is a tensor */
+    return r;
+}
+
 aval pe_tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m, const args *g)
 {
-    /* facts of a method call point at the method name: k.to(d).half() has two sites */
-    TSNode whole = call, site = pe_fld(e, pe_fld(e, call, F_function), F_attribute);
-    if (!ts_node_is_null(site))
-        call = site;
-    const char *cache = pe_base_name(e, recv);
-    bool is_cache = cache && py_is_cache_name(e->st, cache, strlen(cache));
-    TSNode vn;
-    static const struct { const char *m; int pos; const char *kw; } writes[] = {
-        { "copy_", 0, "src" }, { "fill_", 0, "value" }, { "index_copy_", 2, "source" },
-        { "index_put_", 1, "values" }, { "masked_fill_", 1, "value" }, { "index_fill_", 2, "value" },
-        { "scatter_", 2, "src" }, { "masked_scatter_", 1, "source" }, { "put_", 1, "source" },
-    };
-    for (size_t i = 0; i < sizeof writes / sizeof *writes; i++) {
-        if (strcmp(m, writes[i].m) != 0)
-            continue;
-        const aval *v = pe_arg(g, writes[i].pos, writes[i].kw, &vn);
-        if (!v)
-            return x;
-        if (is_cache) {
-            pe_store_direct(e, call, cache, vn, *v);
-            return x;
-        }
-        const char *key = pe_var_key(e, recv);
-        if (key && (strcmp(m, "copy_") == 0 || strcmp(m, "fill_") == 0)) {
-            aval nv = *v;
-            if (x.has_dtype && strcmp(m, "fill_") == 0)
-                nv = pe_constructions_for(e, CONS_SCALAR_FILL, "fill_", call, nv, &x.dtype);
-            bool tensor = x.tensor || (nv.tag == AV_VALUES && nv.tensor);
-            nv = with_dtype(nv.tag == AV_VALUES ? nv : av_unknown(), &x.dtype, x.intdtype);
-            nv.has_dtype = x.has_dtype;
-            nv.tensor = tensor;
-            pe_update_key(e, key, pe_stepf(e, &nv, call, "%s into %s", m, pe_text_of(e, recv)));
-        } else if (key) {
-            pe_write_into(e, recv, *v, call, m);
-        }
-        return key ? pe_lookup_key(e, key, recv) : x;
-    }
-    if (x.tag != AV_VALUES)
+    const pt_entry *row = pt_method(e->st ? e->st->torch : NULL, m, strlen(m));
+    if (x.tag != AV_VALUES && !(row && row->returns == PTR_INPLACE && row->values != PTV_SAME))
         x = av_unknown();
-    /* Methods keep the receiver's tensor-ness: a str.split() is no tensor. Only the words the
-     * prefilter counts as tensor context (py_is_tensor_word) may make a tensor out of nothing. */
-    if (name_in(m, view_like))
-        return x;
-    if (strcmp(m, "to") == 0 || strcmp(m, "type") == 0)
-        return method_to(e, call, m[0] == 't' && m[1] == 'o' ? ".to" : ".type", x, g);
-    if (strcmp(m, "half") == 0)
-        return concrete_cast(e, call, ".half", x, "float16");
-    if (strcmp(m, "bfloat16") == 0)
-        return concrete_cast(e, call, ".bfloat16", x, "bfloat16");
-    if (strcmp(m, "float") == 0)
-        return concrete_cast(e, call, ".float", x, "float32");
-    if (strcmp(m, "double") == 0)
-        return concrete_cast(e, call, ".double", x, "float64");
-    if (strcmp(m, "type_as") == 0)
-        return method_type_as(e, call, x, g);
-    if (strcmp(m, "long") == 0 || strcmp(m, "int") == 0 || strcmp(m, "short") == 0) {
-        aval r = x;
-        r.intdtype = true;
-        return r;
-    }
-    /* out-of-place fills: x.masked_fill(mask, v), x.index_fill(dim, index, v) */
-    bool index_fill = strcmp(m, "index_fill") == 0;
-    if (strcmp(m, "masked_fill") == 0 || index_fill) {
-        const aval *v = pe_arg(g, index_fill ? 2 : 1, "value", &vn);
-        if (!v)
-            return as_tensor(x);
-        aval nv = *v;
-        if (x.has_dtype)
-            nv = pe_constructions_for(e, CONS_SCALAR_FILL, m, call, nv, &x.dtype);
-        aval r = av_join(e->s, &x, &nv);
-        r.tensor = true;
-        return av_step(e->s, e->a, &r, pe_loc_of(e, call), index_fill ? "index_fill(...)" : "masked_fill(...)");
-    }
-    if (strcmp(m, "new_full") == 0) {
-        aval like = x.has_dtype ? x : av_unknown();
-        return model_fill(e, "new_full", call, &like, pe_arg(g, 1, "fill_value", &vn), g);
-    }
-    if (strcmp(m, "new_zeros") == 0 || strcmp(m, "new_ones") == 0)
-        return const_fill(e, m[4] == 'z' ? 0 : 1, whole, x.has_dtype ? &x : NULL, g);
-    if (strcmp(m, "new_tensor") == 0 || strcmp(m, "new_empty") == 0)
-        return av_unknown_tensor();
-    if (strcmp(m, "where") == 0 && g->npos >= 2) {
-        aval y = g->posv[1];
-        aval r = av_join(e->s, &x, &y);
-        r.tensor = true;
-        return r;
-    }
-    if (strcmp(m, "argmax") == 0 || strcmp(m, "argmin") == 0 || strcmp(m, "argsort") == 0 || strcmp(m, "nonzero") == 0)
-        return int_source(e, whole, 0, 0, NULL, 0, true);
-    if (strcmp(m, "clamp") == 0 || strcmp(m, "clip") == 0 || strcmp(m, "clamp_min") == 0 || strcmp(m, "clamp_max") == 0) {
-        return clamp_values(e, x, g, 1);
-    }
-    if (name_in(m, bool_results)) {
-        aval r = x.tensor ? av_unknown_tensor() : av_unknown();
-        r.binary = true;
-        return r;
-    }
-    return x.tensor ? av_unknown_tensor() : av_unknown();
+    if (!row)
+        return x.tensor ? av_unknown_tensor() : av_unknown();
+    /* facts of a method call point at the method name: k.to(d).half() has two sites */
+    TSNode site = pe_fld(e, pe_fld(e, call, F_function), F_attribute);
+    tcall c = { .row = row, .site = ts_node_is_null(site) ? call : site, .whole = call, .recv = recv, .g = g,
+                .shift = 0, .in = x, .method = true };
+    aval r = apply_row(e, &c);
+    /* Methods keep the receiver's tensor-ness (a str.split() is no tensor); only the rows the
+     * prefilter counts as tensor context (torch.tsv's `context`) make a tensor of any receiver. */
+    if (r.tag == AV_VALUES && !row->tensor_ctx && !row->cast_ctx && row->returns != PTR_INPLACE)
+        r.tensor = x.tensor;
+    return r;
 }

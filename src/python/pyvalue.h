@@ -40,6 +40,15 @@ typedef enum av_tag {
     AV_CLASS     /* a class of this file: .node_id */
 } av_tag;
 
+/* The dtype class of a tensor value (docs/facts.md), encoded by three fields without a field of
+ * its own, so that every producer that already sets them keeps working:
+ *   integer or bool  intdtype (bool also sets binary); has_dtype only when an explicit dtype is known
+ *                    (dtype=torch.int32: dtype.kind DREF_UNKNOWN, spelled torch.int32)
+ *   known float      has_dtype, dtype.kind == DREF_CONCRETE
+ *   model / cache    has_dtype, dtype.kind == DREF_MODEL / DREF_KV
+ *   unknown          neither intdtype nor has_dtype
+ * An AV_DTYPE value uses intdtype (and binary for torch.bool) the same way, so that `x.dtype` of an
+ * integer tensor is an integer dtype and `.to(x.dtype)` an integer cast (pydtype.c). */
 typedef struct aval {
     av_tag tag;
     bool other;       /* AV_VALUES: may hold values that are not listed (unknown) */

@@ -40,11 +40,27 @@ expect_query() {
 
 for case in sinks_vllm sinks_sglang sinks_transformers sinks_direct sinks_signatures sinks_shadow \
             sinks_sglang_helper triton_kernels tracking ranges traps multiswitch \
-            decls arith crossfile robustness suppress prefilter; do
+            decls arith crossfile robustness suppress prefilter torchapi; do
     facts "$case" "$case" -j 2
     expect_status "$case: exit" 0 $?
     compare_golden "$case: facts" "$golden/$case.json" "$tmpdir/$case.json"
 done
+
+# The torch API model (grammars/python/torch.tsv): random data, casts into an integer tensor's own
+# dtype and reinterpretations (view(dtype), bitcast=True) are no int-casts; the near misses are ...
+expect_query "torchapi: int-casts only where a value is converted into a float dtype" torchapi \
+    'sorted((c["path"], c["line"]) for c in d["casts"])' \
+    "[('torchapi/dtype_classes.py', 28), ('torchapi/reinterpret.py', 18)]"
+# ... a chained in-place fill keeps its value, F.pad's value= and where's scalars are built in the
+# padded tensor's dtype ...
+expect_query "torchapi: chains, pads and wheres build their sentinels in the right dtype" torchapi \
+    'sorted((c["path"], c["line"], c["api"], c["dtype"]["text"], c["value"]["text"]) for c in d["constructions"] if c["path"].endswith("chains.py"))' \
+    "[('torchapi/chains.py', 9, '.to', 'torch.float16', 'torch.finfo(torch.float32).min'), ('torchapi/chains.py', 14, 'F.pad', 'hidden.dtype', '-1000000.0'), ('torchapi/chains.py', 24, 'F.pad', 'hidden.dtype', '-30000.0'), ('torchapi/chains.py', 29, 'torch.where', 'hidden.dtype', '-1e9'), ('torchapi/chains.py', 34, 'where', 'hidden.dtype', '-1e9')]"
+# ... and 0/1 masks (comparisons, ~ of a call, bool tensors) times a sentinel reach the cache,
+# while a sentinel that only feeds softmax, clamp or maximum does not.
+expect_query "torchapi: mask products stored, softmax-only and clamp bounds silent" torchapi \
+    'sorted((s["path"], s["line"], [v["text"] for v in s["values"]]) for s in d["stores"])' \
+    "[('torchapi/mask_products.py', 15, ['torch.finfo(self.dtype).min']), ('torchapi/mask_products.py', 20, ['torch.finfo(self.dtype).min']), ('torchapi/mask_products.py', 25, ['-1e9']), ('torchapi/mask_products.py', 29, ['float(\"-inf\")'])]"
 
 # Sinks declared in .kvlint.yaml.
 facts sinks_user sinks_user --project sinks_user/.kvlint.yaml

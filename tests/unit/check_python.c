@@ -98,6 +98,66 @@ START_TEST(module_index)
 }
 END_TEST
 
+/* The torch API table: the shipped table loads cleanly and says what the evaluator relies on; a
+ * malformed line is reported with its line number and skipped, the rest still loads. */
+START_TEST(torch_api_table)
+{
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    pt_api *api = pt_api_load(srcdir(), &d);
+    ck_assert_uint_eq(d.items.n, 0);
+    const pt_entry *full = pt_function(api, "full", 4);
+    ck_assert(full && full->values == PTV_FILL && full->nfill == 1 && full->fill[0].pos == 1);
+    ck_assert_str_eq(full->fill[0].kw, "fill_value");
+    ck_assert_ptr_null(pt_method(api, "full", 4));
+    const pt_entry *to = pt_method(api, "to", 2);
+    ck_assert(to && to->returns == PTR_CAST && to->dtype == PTD_TARGET && to->bits == PTB_BITCAST_KW);
+    const pt_entry *view = pt_method(api, "view", 4);
+    ck_assert(view && view->values == PTV_SAME && view->bits == PTB_DTYPE_ARG);
+    const pt_entry *wf = pt_function(api, "where", 5), *wm = pt_method(api, "where", 5);
+    ck_assert(wf && wm && wf != wm && wf->values == PTV_WHERE && wm->values == PTV_JOIN);
+    const pt_entry *pad = pt_function(api, "pad", 3);
+    ck_assert(pad && pad->values == PTV_JOIN && pad->fill[0].pos == 3 && pad->fill[0].has_default && pad->fill[0].def == 0);
+    const pt_entry *randint = pt_function(api, "randint", 7);
+    ck_assert(randint && randint->values == PTV_UNKNOWN && randint->dtype == PTD_KW_OR_INT && !randint->int_source);
+    const pt_entry *inplace = pt_method(api, "masked_fill_", 12);
+    ck_assert(inplace && inplace->returns == PTR_INPLACE && inplace->values == PTV_JOIN);
+    const pt_entry *clamp = pt_lookup(api, PT_FN | PT_METHOD, "clamp", 5);
+    ck_assert(clamp && (clamp->on & PT_FN) && (clamp->on & PT_METHOD) && pt_fill_kw(clamp, "max")->pos == 1);
+    const pt_entry *i32 = pt_lookup(api, PT_DTYPE, "int32", 5), *f32 = pt_lookup(api, PT_DTYPE, "float32", 7);
+    ck_assert(i32 && i32->cls == PTC_INT && !i32->dtype_name && f32 && f32->cls == PTC_WIDE);
+    ck_assert_str_eq(pt_lookup(api, PT_MODULE, "F", 1)->module, "torch");
+    /* the prefilter's view of the same rows */
+    ck_assert(pt_word_of(api, "arange", 6).int_source && pt_word_of(api, "arange", 6).tensor_ctx);
+    ck_assert(pt_word_of(api, "half", 4).cast && !pt_word_of(api, "half", 4).tensor_ctx);
+    ck_assert(!pt_word_of(api, "long", 4).cast);     /* an integer cast makes no fact */
+    ck_assert(!pt_word_of(api, "randint", 7).int_source);
+    ck_assert(pt_word_of(api, "torch", 5).tensor_ctx && !pt_word_of(api, "math", 4).tensor_ctx);
+    ck_assert(!pt_word_of(api, "split", 5).tensor_ctx && !pt_word_of(api, "spli", 4).tensor_ctx);
+    ck_assert(!pt_word_of(NULL, "torch", 5).tensor_ctx);
+    pt_api_free(api);
+
+    const char *bad = "# header\n"
+                      "fn\tfull\tnew\tkw\tfill\t1:fill_value\t-\t-\ttorch.full\n"
+                      "fn\tzeros\tnew\tkw\tzeros\t-\t-\n"                              /* 7 columns */
+                      "fn\tempty\tnowhere\tkw\tunknown\t-\t-\t-\ttorch.empty\n"         /* bad returns */
+                      "fn\tpad\tnew\tinput\tjoin\tvalue\t-\t-\tF.pad\n"                /* fill without POS: */
+                      "dtype\tint8\tint\tint8\t-\t-\t-\t-\t-\n"                       /* int with a canonical name */
+                      "method\tto\tcast\ttarget\tcast\t-\tcast\tbitcast-kw\t.to\n";
+    diag_init(&d, a);
+    api = pt_api_parse(bad, strlen(bad), "t.tsv", &d);
+    ck_assert_uint_eq(d.items.n, 4);
+    ck_assert_uint_eq(d.items.v[0].line, 3);
+    ck_assert_uint_eq(d.items.v[3].line, 6);
+    ck_assert(pt_function(api, "full", 4) && pt_method(api, "to", 2));
+    ck_assert_ptr_null(pt_function(api, "zeros", 5));
+    ck_assert_ptr_null(pt_function(api, "pad", 3));
+    pt_api_free(api);
+    arena_free(a);
+}
+END_TEST
+
 START_TEST(prefilter_words)
 {
     kv_project *proj = project_default(".");
@@ -126,6 +186,8 @@ START_TEST(prefilter_words)
         { "y = ids.to(d)\n", false },                       /* a cast, but no integer source */
         { "y = input_ids.to(d)\n", true },
         { "y = torch.arange(n).float()\n", true },
+        { "w = torch.randint(0, 9, (2,)).half()\n", false },  /* random data is no integer source */
+        { "p = positions.view(torch.uint8).float()\n", true }, /* an id name still is */
         { "y = torch.arange(n)\nz = float(y)\n", false },   /* float() is not a tensor cast */
         { "y = torch.arange(n)\nz = y . \\\n  half()\n", true },
         { "# kvlint: ignore\n", true },
@@ -335,6 +397,7 @@ static Suite *python_suite(void)
     tcase_add_test(t, suppressions);
     tcase_add_test(t, module_index);
     tcase_add_test(t, prefilter_words);
+    tcase_add_test(t, torch_api_table);
     suite_add_tcase(s, t);
     t = tcase_create("soundness");
     tcase_set_timeout(t, 600);

@@ -1,0 +1,293 @@
+/*
+ * pytorch_api.c: load grammars/python/torch.tsv into a read-only table (see pytorch_api.h).
+ *
+ * Rows are kept sorted by name, so a lookup is a binary search: the prefilter asks about every
+ * word of every file, and a linear scan of ~200 names would cost more than the lexing. Several
+ * rows may share a name when they differ in `on` (torch.where and x.where take their arguments
+ * differently). Parsing validates every column against its vocabulary and rejects the line with a
+ * diagnostic otherwise; nothing here guesses.
+ * This file does not know what the rows mean to the evaluator (pytorch.c) or the prefilter.
+ */
+#include "python/pytorch_api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+
+enum { TORCH_MAX_BYTES = 1 << 20, NCOLS = 9 };
+
+struct pt_api {
+    kv_arena *arena;
+    pt_entry *v;   /* sorted by name */
+    size_t n;
+};
+
+typedef struct word { const char *s; unsigned x; } word;
+
+static bool pick(const char *s, const word *t, size_t n, unsigned *out)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, t[i].s) == 0) {
+            *out = t[i].x;
+            return true;
+        }
+    return false;
+}
+#define PICK(s, t, out) pick((s), (t), sizeof(t) / sizeof *(t), (out))
+
+static const word on_words[] = {
+    { "fn", PT_FN }, { "method", PT_METHOD }, { "both", PT_FN | PT_METHOD },
+    { "module", PT_MODULE }, { "dtype", PT_DTYPE },
+};
+static const word returns_words[] = {
+    { "new", PTR_NEW }, { "view", PTR_VIEW }, { "inplace", PTR_INPLACE }, { "cast", PTR_CAST },
+    { "reinterpret", PTR_REINTERPRET }, { "object", PTR_OBJECT },
+};
+static const word dtype_words[] = {
+    { "-", PTD_NONE }, { "kw", PTD_KW }, { "kw|input", PTD_KW_OR_INPUT }, { "kw|int", PTD_KW_OR_INT },
+    { "input", PTD_INPUT }, { "int", PTD_INT }, { "bool", PTD_BOOL }, { "target", PTD_TARGET },
+    { "promote", PTD_PROMOTE }, { "like", PTD_LIKE }, { "unknown", PTD_UNKNOWN }, { "float16", PTD_CONCRETE }, { "bfloat16", PTD_CONCRETE },
+    { "float32", PTD_CONCRETE }, { "float64", PTD_CONCRETE },
+};
+static const word values_words[] = {
+    { "unknown", PTV_UNKNOWN }, { "fill", PTV_FILL }, { "zeros", PTV_ZEROS }, { "ones", PTV_ONES },
+    { "literal", PTV_LITERAL }, { "same", PTV_SAME }, { "join", PTV_JOIN }, { "where", PTV_WHERE },
+    { "cat", PTV_CAT }, { "arange", PTV_ARANGE }, { "index", PTV_INDEX }, { "finfo", PTV_FINFO },
+    { "iinfo", PTV_IINFO }, { "default-dtype", PTV_DEFAULT_DTYPE }, { "clamp", PTV_CLAMP },
+    { "bool", PTV_BOOL }, { "cast", PTV_CAST },
+};
+static const word bits_words[] = {
+    { "-", PTB_NEVER }, { "dtype-arg", PTB_DTYPE_ARG }, { "bitcast-kw", PTB_BITCAST_KW },
+};
+static const word class_words[] = {
+    { "int", PTC_INT }, { "bool", PTC_BOOL }, { "float", PTC_FLOAT }, { "wide", PTC_WIDE },
+};
+static const word module_words[] = { { "torch", 0 }, { "math", 1 }, { "numpy", 2 } };
+
+/* POS:KW[=DEFAULT][,...] */
+static bool parse_fill(kv_arena *a, char *s, pt_entry *e)
+{
+    if (strcmp(s, "-") == 0)
+        return true;
+    for (char *item = s, *next; item; item = next) {
+        next = strchr(item, ',');
+        if (next)
+            *next++ = '\0';
+        if (e->nfill == PT_MAX_FILL)
+            return false;
+        pt_arg *g = &e->fill[e->nfill++];
+        char *colon = strchr(item, ':');
+        if (!colon || colon == item)
+            return false;
+        *colon = '\0';
+        char *end;
+        long pos = strtol(item, &end, 10);
+        if (*end || pos < -1 || pos > 16)
+            return false;
+        g->pos = (int)pos;
+        char *eq = strchr(colon + 1, '=');
+        if (eq) {
+            *eq = '\0';
+            g->def = strtod(eq + 1, &end);
+            if (*end || end == eq + 1)
+                return false;
+            g->has_default = true;
+        }
+        g->kw = colon[1] ? arena_strdup(a, colon + 1) : NULL;
+    }
+    return true;
+}
+
+static bool parse_context(const char *s, pt_entry *e)
+{
+    e->int_source = strcmp(s, "int-source") == 0;
+    e->cast_ctx = strcmp(s, "cast") == 0;
+    e->tensor_ctx = e->int_source || strcmp(s, "tensor") == 0;
+    return e->tensor_ctx || e->cast_ctx || strcmp(s, "-") == 0;
+}
+
+static bool parse_api_row(kv_arena *a, char **f, pt_entry *e)
+{
+    unsigned x;
+    if (!PICK(f[2], returns_words, &x))
+        return false;
+    e->returns = (pt_returns)x;
+    if (!PICK(f[3], dtype_words, &x))
+        return false;
+    e->dtype = (pt_dtype_rule)x;
+    if (e->dtype == PTD_CONCRETE)
+        e->dtype_name = arena_strdup(a, f[3]);
+    if (!PICK(f[4], values_words, &x))
+        return false;
+    e->values = (pt_values)x;
+    if (!PICK(f[7], bits_words, &x))
+        return false;
+    e->bits = (pt_bits)x;
+    if (strcmp(f[8], "-") == 0)
+        return false;
+    e->api = arena_strdup(a, f[8]);
+    return parse_fill(a, f[5], e) && parse_context(f[6], e);
+}
+
+static bool parse_row(kv_arena *a, char **f, pt_entry *e)
+{
+    unsigned x;
+    if (!PICK(f[0], on_words, &e->on))
+        return false;
+    e->name = arena_strdup(a, f[1]);
+    if (e->on == PT_MODULE) {
+        if (!PICK(f[2], module_words, &x))
+            return false;
+        e->module = arena_strdup(a, f[2]);
+        return parse_context(f[6], e);
+    }
+    if (e->on == PT_DTYPE) {
+        if (!PICK(f[2], class_words, &x))
+            return false;
+        e->cls = (pt_dtype_class)x;
+        e->dtype_name = strcmp(f[3], "-") == 0 ? NULL : arena_strdup(a, f[3]);
+        return (e->cls == PTC_INT || e->cls == PTC_BOOL) == (e->dtype_name == NULL);
+    }
+    return parse_api_row(a, f, e);
+}
+
+static size_t split_tabs(char *line, char **f, size_t max)
+{
+    size_t n = 0;
+    for (char *p = line; n < max;) {
+        f[n++] = p;
+        char *tab = strchr(p, '\t');
+        if (!tab)
+            break;
+        *tab = '\0';
+        p = tab + 1;
+        if (n == max && *p)
+            return max + 1;  /* too many columns */
+    }
+    return n;
+}
+
+static int by_name(const void *x, const void *y)
+{
+    const pt_entry *a = x, *b = y;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->on > b->on) - (a->on < b->on);
+}
+
+pt_api *pt_api_parse(const char *text, size_t len, const char *path, diag_list *diags)
+{
+    pt_api *api = xcalloc(1, sizeof *api);
+    api->arena = arena_new();
+    ARENA_VEC(pt_entry) rows = {0};
+    char *buf = arena_strndup(api->arena, text, len);
+    uint32_t lineno = 0;
+    for (char *line = buf; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        lineno++;
+        size_t l = strlen(line);
+        if (l && line[l - 1] == '\r')
+            line[--l] = '\0';
+        if (l && line[0] != '#') {
+            char *f[NCOLS];
+            pt_entry e = {0};
+            if (split_tabs(line, f, NCOLS) != NCOLS || !parse_row(api->arena, f, &e))
+                diag_add(diags, DIAG_WARNING, path, lineno, 1,
+                         "malformed torch API line ignored (want 9 tab-separated fields, see the table's header)");
+            else
+                ARENA_PUSH(api->arena, rows, e);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    api->v = rows.v;
+    api->n = rows.n;
+    if (api->n)
+        qsort(api->v, api->n, sizeof *api->v, by_name);
+    return api;
+}
+
+pt_api *pt_api_load(const char *datadir, diag_list *diags)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/grammars/python/torch.tsv", datadir ? datadir : ".");
+    char *data = NULL;
+    size_t len = 0;
+    const char *err = NULL;
+    if (fs_read_file(path, TORCH_MAX_BYTES, &data, &len, &err) != FS_OK) {
+        diag_add(diags, DIAG_ERROR, path, 0, 0, "cannot read the torch API table: %s", err ? err : "too large");
+        free(data);
+        return pt_api_parse("", 0, path, diags);
+    }
+    pt_api *api = pt_api_parse(data, len, path, diags);
+    free(data);
+    return api;
+}
+
+void pt_api_free(pt_api *api)
+{
+    if (!api)
+        return;
+    arena_free(api->arena);
+    free(api);
+}
+
+static int cmp_n(const char *name, const char *s, size_t n)
+{
+    int c = strncmp(name, s, n);
+    return c ? c : (name[n] != '\0');
+}
+
+/* Index of the first row named s, or api->n. */
+static size_t first_named(const pt_api *api, const char *s, size_t n)
+{
+    size_t lo = 0, hi = api->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_n(api->v[mid].name, s, n) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < api->n && cmp_n(api->v[lo].name, s, n) == 0 ? lo : api->n;
+}
+
+const pt_entry *pt_lookup(const pt_api *api, unsigned on, const char *name, size_t n)
+{
+    if (!api || !name)
+        return NULL;
+    for (size_t i = first_named(api, name, n); i < api->n && cmp_n(api->v[i].name, name, n) == 0; i++)
+        if (api->v[i].on & on)
+            return &api->v[i];
+    return NULL;
+}
+
+pt_word pt_word_of(const pt_api *api, const char *s, size_t n)
+{
+    pt_word w = { false, false, false };
+    if (!api)
+        return w;
+    for (size_t i = first_named(api, s, n); i < api->n && cmp_n(api->v[i].name, s, n) == 0; i++) {
+        const pt_entry *e = &api->v[i];
+        w.tensor_ctx |= e->tensor_ctx;
+        w.int_source |= e->int_source;
+        w.cast |= e->cast_ctx;
+    }
+    return w;
+}
+
+const pt_arg *pt_fill(const pt_entry *e, size_t i)
+{
+    return e && i < e->nfill ? &e->fill[i] : NULL;
+}
+
+const pt_arg *pt_fill_kw(const pt_entry *e, const char *kw)
+{
+    for (size_t i = 0; e && i < e->nfill; i++)
+        if (e->fill[i].kw && strcmp(e->fill[i].kw, kw) == 0)
+            return &e->fill[i];
+    return NULL;
+}

@@ -166,24 +166,15 @@ aval pe_finfo_value(ev *e, const args *g, TSNode call, bool iinfo)
     return x;
 }
 
-/* torch.iinfo(D).min/max for the integer dtypes, by their spelling. */
-static bool iinfo_bound(const char *dtext, bool max, double *out)
+/* torch.iinfo(D).min/max for the integer dtypes, from the width of D's row. */
+static bool iinfo_bound(const ev *e, const char *dtext, bool max, double *out)
 {
-    static const struct { const char *n; double lo, hi; } t[] = {
-        { "int64", -9223372036854775808.0, 9223372036854775807.0 }, { "long", -9223372036854775808.0, 9223372036854775807.0 },
-        { "int32", -2147483648.0, 2147483647.0 }, { "int", -2147483648.0, 2147483647.0 },
-        { "int16", -32768, 32767 }, { "short", -32768, 32767 }, { "int8", -128, 127 }, { "uint8", 0, 255 },
-    };
-    if (!dtext)
+    bool u = false;
+    int bits = pt_int_bits(dtype_row(e, dtext), &u);
+    if (!bits)
         return false;
-    const char *dot = strrchr(dtext, '.');
-    const char *n = dot ? dot + 1 : dtext;
-    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-        if (strcmp(n, t[i].n) == 0) {
-            *out = max ? t[i].hi : t[i].lo;
-            return true;
-        }
-    return false;
+    *out = u ? (max ? ldexp(1.0, bits) - 1 : 0) : (max ? ldexp(1.0, bits - 1) - 1 : -ldexp(1.0, bits - 1));
+    return true;
 }
 
 aval pe_finfo_attr(ev *e, const aval *f, const char *attr, TSNode at)
@@ -195,7 +186,7 @@ aval pe_finfo_attr(ev *e, const aval *f, const char *attr, TSNode at)
         return av_unknown();
     if (f->iinfo) {
         double x;
-        if (sym == SYM_FINFO_EPS || sym == SYM_FINFO_TINY || !iinfo_bound(f->dtype.text, sym == SYM_FINFO_MAX, &x))
+        if (sym == SYM_FINFO_EPS || sym == SYM_FINFO_TINY || !iinfo_bound(e, f->dtype.text, sym == SYM_FINFO_MAX, &x))
             return av_unknown();
         kv_value v = pe_value_make(e, fabs(x) >= PY_SENTINEL_MAGNITUDE ? VK_SENTINEL : VK_FLOAT, x, x, at);
         return av_const(e->s, &v);

@@ -22,6 +22,13 @@ static bool bool_kwarg(const args *g)
     return d && d->tag == AV_DTYPE && d->binary;
 }
 
+/* A sentinel materialised in dtype d, unless d is an integer dtype (no float construction then,
+ * whether or not its spelling says so: idx.dtype of an integer idx). */
+static aval build_in(ev *e, construction_kind k, const char *api, TSNode at, aval x, const dtype_ref *d, bool intd)
+{
+    return intd ? x : pe_constructions_for(e, k, api, at, x, d);
+}
+
 static aval with_dtype(aval x, const dtype_ref *d, bool intdtype)
 {
     x.has_dtype = true;
@@ -53,7 +60,7 @@ static aval model_fill(ev *e, const char *api, TSNode call, const aval *like, co
     x.binary = false;
     x = pe_stepf(e, &x, call, "%s(...)", api);
     if (has) {
-        x = pe_constructions_for(e, CONS_SCALAR_FILL, api, call, x, &d);
+        x = build_in(e, CONS_SCALAR_FILL, api, call, x, &d, intd);
         return with_dtype(x, &d, intd);
     }
     return as_tensor(x);
@@ -199,7 +206,7 @@ static aval where_values(ev *e, TSNode call, const aval *a, const aval *b)
         for (int i = 0; i < 2; i++) {
             parts[i] = *scalars[i];
             if (!scalars[i]->tensor)
-                parts[i] = pe_constructions_for(e, CONS_TENSOR_NEW, "torch.where", call, parts[i], &t->dtype);
+                parts[i] = build_in(e, CONS_TENSOR_NEW, "torch.where", call, parts[i], &t->dtype, t->intdtype);
         }
         r = av_join(e->s, &parts[0], &parts[1]);
         r.tensor = true;
@@ -379,10 +386,10 @@ static aval join_fills(ev *e, const tcall *c, aval x)
         aval nv = *v;
         bool tensor = nv.tag == AV_VALUES && nv.tensor;
         if (x.tag == AV_VALUES && x.has_dtype && !tensor)
-            nv = pe_constructions_for(e, CONS_SCALAR_FILL, c->row->api, c->site, nv, &x.dtype);
+            nv = build_in(e, CONS_SCALAR_FILL, c->row->api, c->site, nv, &x.dtype, x.intdtype);
         else if (x.tag == AV_VALUES && x.has_dtype && c->row->dtype == PTD_INPUT
                  && !(nv.has_dtype && nv.dtype.kind == x.dtype.kind))
-            nv = pe_constructions_for(e, CONS_TENSOR_CAST, c->row->api, c->site, nv, &x.dtype);
+            nv = build_in(e, CONS_TENSOR_CAST, c->row->api, c->site, nv, &x.dtype, x.intdtype);
         r = av_join(e->s, &r, &nv);
         any = any || v != &tmp;  /* a step for what an argument brought, not for tril's zeros */
     }
@@ -420,7 +427,7 @@ static aval literal_values(ev *e, const tcall *c)
     dtype_ref d;
     bool intd = false;
     if (pe_dtype_kwarg(e, c->g, &d, &intd)) {
-        x = pe_constructions_for(e, CONS_TENSOR_NEW, "torch.tensor", c->whole, x, &d);
+        x = build_in(e, CONS_TENSOR_NEW, "torch.tensor", c->whole, x, &d, intd);
         return with_dtype(x, &d, intd);
     }
     return as_tensor(x);
@@ -503,7 +510,7 @@ static aval apply_inplace(ev *e, const tcall *c)
     /* copy_ / fill_: the tensor's values are replaced, its dtype stays */
     aval nv = *v;
     if (x.has_dtype && !(nv.tag == AV_VALUES && nv.tensor))
-        nv = pe_constructions_for(e, CONS_SCALAR_FILL, c->row->api, c->site, nv, &x.dtype);
+        nv = build_in(e, CONS_SCALAR_FILL, c->row->api, c->site, nv, &x.dtype, x.intdtype);
     bool tensor = x.tensor || (nv.tag == AV_VALUES && nv.tensor);
     nv = with_dtype(nv.tag == AV_VALUES ? nv : av_unknown(), &x.dtype, x.intdtype);
     nv.has_dtype = x.has_dtype;

@@ -149,7 +149,9 @@ static bool parse_row(kv_arena *a, char **f, pt_entry *e)
             return false;
         e->cls = (pt_dtype_class)x;
         e->dtype_name = strcmp(f[3], "-") == 0 ? NULL : arena_strdup(a, f[3]);
-        return (e->cls == PTC_INT || e->cls == PTC_BOOL) == (e->dtype_name == NULL);
+        if (e->cls == PTC_INT)
+            return e->dtype_name && pt_int_bits(e, NULL);
+        return (e->cls == PTC_BOOL) == (e->dtype_name == NULL);
     }
     return parse_api_row(a, f, e);
 }
@@ -277,6 +279,22 @@ pt_word pt_word_of(const pt_api *api, const char *s, size_t n)
         w.cast |= e->cast_ctx;
     }
     return w;
+}
+
+int pt_int_bits(const pt_entry *e, bool *is_unsigned)
+{
+    if (!e || e->on != PT_DTYPE || !e->dtype_name)
+        return 0;
+    const char *s = e->dtype_name;
+    bool u = s[0] == 'u';
+    if (strncmp(s + u, "int", 3) != 0)
+        return 0;
+    int bits = atoi(s + u + 3);
+    if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+        return 0;
+    if (is_unsigned)
+        *is_unsigned = u;
+    return bits;
 }
 
 const pt_arg *pt_fill(const pt_entry *e, size_t i)

@@ -76,7 +76,8 @@ typedef struct pt_arg {
 /* One row. Which fields mean something depends on `on`:
  *   PT_FN / PT_METHOD: api, returns, dtype (+ dtype_name for PTD_CONCRETE), values, fill, bits;
  *   PT_MODULE: module ("torch", "math", "numpy");
- *   PT_DTYPE: cls and dtype_name (the numerics' canonical name, or NULL for int/bool).
+ *   PT_DTYPE: cls and dtype_name (the numerics' canonical name of a float, the width of an
+ *   integer: "int64", "uint8"; NULL for bool).
  * tensor_ctx / int_source / cast_ctx are the `context` column: what the prefilter counts (a cast
  * method only after a '.'; int_source implies tensor_ctx). */
 typedef struct pt_entry {
@@ -122,6 +123,9 @@ typedef struct pt_word {
     bool cast;         /* a cast method into a float or an argument-given dtype */
 } pt_word;
 pt_word pt_word_of(const pt_api *api, const char *s, size_t n);
+
+/* The width of an integer dtype row (8, 16, 32, 64; *is_unsigned for uint8...), or 0. */
+int pt_int_bits(const pt_entry *e, bool *is_unsigned);
 
 /* The fill argument i of a row, if the row has one. */
 const pt_arg *pt_fill(const pt_entry *e, size_t i);

@@ -126,7 +126,11 @@ START_TEST(torch_api_table)
     const pt_entry *clamp = pt_lookup(api, PT_FN | PT_METHOD, "clamp", 5);
     ck_assert(clamp && (clamp->on & PT_FN) && (clamp->on & PT_METHOD) && pt_fill_kw(clamp, "max")->pos == 1);
     const pt_entry *i32 = pt_lookup(api, PT_DTYPE, "int32", 5), *f32 = pt_lookup(api, PT_DTYPE, "float32", 7);
-    ck_assert(i32 && i32->cls == PTC_INT && !i32->dtype_name && f32 && f32->cls == PTC_WIDE);
+    bool u = true;
+    ck_assert(i32 && i32->cls == PTC_INT && pt_int_bits(i32, &u) == 32 && !u && f32 && f32->cls == PTC_WIDE);
+    ck_assert(pt_int_bits(pt_lookup(api, PT_DTYPE, "uint8", 5), &u) == 8 && u);
+    ck_assert(pt_int_bits(pt_lookup(api, PT_DTYPE, "long", 4), &u) == 64);
+    ck_assert(!pt_int_bits(pt_lookup(api, PT_DTYPE, "bool", 4), &u) && !pt_int_bits(f32, &u));
     ck_assert_str_eq(pt_lookup(api, PT_MODULE, "F", 1)->module, "torch");
     /* the prefilter's view of the same rows */
     ck_assert(pt_word_of(api, "arange", 6).int_source && pt_word_of(api, "arange", 6).tensor_ctx);
@@ -143,7 +147,7 @@ START_TEST(torch_api_table)
                       "fn\tzeros\tnew\tkw\tzeros\t-\t-\n"                              /* 7 columns */
                       "fn\tempty\tnowhere\tkw\tunknown\t-\t-\t-\ttorch.empty\n"         /* bad returns */
                       "fn\tpad\tnew\tinput\tjoin\tvalue\t-\t-\tF.pad\n"                /* fill without POS: */
-                      "dtype\tint8\tint\tint8\t-\t-\t-\t-\t-\n"                       /* int with a canonical name */
+                      "dtype\tint7\tint\tint7\t-\t-\t-\t-\t-\n"                       /* no such width */
                       "method\tto\tcast\ttarget\tcast\t-\tcast\tbitcast-kw\t.to\n";
     diag_init(&d, a);
     api = pt_api_parse(bad, strlen(bad), "t.tsv", &d);

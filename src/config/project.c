@@ -416,16 +416,11 @@ static char *relative_to_root(const kv_project *p, const char *path)
 /* A pattern matches the path, or a directory above it; one without '/' also matches any segment. */
 static bool glob_hits(const char *pattern, const char *rel)
 {
-    if (kv_glob_match(pattern, rel))
+    if (kv_glob_match_dirs(pattern, rel))
         return true;
     char *buf = xstrdup(rel);
     bool hit = false;
-    for (char *s = strchr(buf, '/'); s && !hit; s = strchr(s + 1, '/')) {
-        *s = '\0';
-        hit = kv_glob_match(pattern, buf);
-        *s = '/';
-    }
-    if (!hit && !strchr(pattern, '/')) {
+    if (!strchr(pattern, '/')) {
         char *save = NULL;
         for (char *seg = strtok_r(buf, "/", &save); seg && !hit; seg = strtok_r(NULL, "/", &save))
             hit = kv_glob_match(pattern, seg);

@@ -60,7 +60,11 @@ kv_project *project_load(const char *path, diag_list *diags);
 void project_free(kv_project *p);
 /* Whether path (as scanned) passes include/exclude. */
 bool project_path_included(const kv_project *p, const char *path);
-/* Simple glob: `*` within a segment, `**` across segments, `?`; used for include/exclude/deployments. */
+/* Simple glob: `*` within a segment, `**` across segments, `?`; used for include/exclude/deployments.
+ * Linear in pattern x path length for every pattern (no backtracking). */
 bool kv_glob_match(const char *pattern, const char *path);
+/* The same, also true when the pattern matches a directory above path ("vendor" for vendor/a.py);
+ * one pass over path. */
+bool kv_glob_match_dirs(const char *pattern, const char *path);
 
 #endif

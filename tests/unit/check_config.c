@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config/project.h"
@@ -141,6 +142,123 @@ START_TEST(glob_dialect)
     ck_assert(!kv_glob_match("?.py", "/.py"));
     ck_assert(kv_glob_match("./src/*.py", "src/a.py"));
     ck_assert(!kv_glob_match("*.py", "src/a.py"));
+    ck_assert(kv_glob_match("a/**", "a/"));
+    ck_assert(kv_glob_match("a/**", "a/b/c"));
+    ck_assert(!kv_glob_match("**/b", "ab"));
+    ck_assert(kv_glob_match("***", "ab/c"));
+    ck_assert(kv_glob_match_dirs("vendor", "vendor/a/b.py"));
+    ck_assert(kv_glob_match_dirs("v*/a", "vendor/a/b.py"));
+    ck_assert(!kv_glob_match_dirs("v*/b", "vendor/a/b.py"));
+    ck_assert(!kv_glob_match_dirs("vendor", "vendors/a.py"));
+}
+END_TEST
+
+/* The backtracking matcher kv_glob_match replaced (exponential on `*a*a*a...b`), kept as the
+ * reference: on every small pattern and path both must agree. */
+static bool ref_match(const char *p, const char *s)
+{
+    for (;;) {
+        if (*p == '\0')
+            return *s == '\0';
+        if (p[0] == '*' && p[1] == '*') {
+            const char *rest = p + 2;
+            bool slash = *rest == '/';
+            if (slash)
+                rest++;
+            if (ref_match(rest, s))
+                return true;
+            for (const char *t = s; *t; t++)
+                if (*t == '/' && ref_match(rest, t + 1))
+                    return true;
+            return !slash && *rest == '\0';
+        }
+        if (*p == '*') {
+            for (const char *t = s;; t++) {
+                if (ref_match(p + 1, t))
+                    return true;
+                if (*t == '\0' || *t == '/')
+                    return false;
+            }
+        }
+        if (*s == '\0')
+            return false;
+        if (*p == '?' ? *s == '/' : *p != *s)
+            return false;
+        p++;
+        s++;
+    }
+}
+
+static void all_words(const char *alphabet, size_t len, char *buf, size_t at, void (*fn)(const char *, void *), void *arg)
+{
+    if (at == len) {
+        buf[at] = '\0';
+        fn(buf, arg);
+        return;
+    }
+    for (const char *c = alphabet; *c; c++) {
+        buf[at] = *c;
+        all_words(alphabet, len, buf, at + 1, fn, arg);
+    }
+}
+
+typedef struct glob_case {
+    const char *pattern;
+    size_t checked;
+} glob_case;
+
+static void against_path(const char *path, void *arg)
+{
+    glob_case *g = arg;
+    bool want = ref_match(g->pattern, path), got = kv_glob_match(g->pattern, path);
+    if (want != got)
+        ck_abort_msg("glob '%s' on '%s': %d, reference %d", g->pattern, path, got, want);
+    g->checked++;
+}
+
+static void with_pattern(const char *pattern, void *arg)
+{
+    size_t *checked = arg;
+    glob_case g = { pattern, 0 };
+    char buf[8];
+    for (size_t len = 0; len <= 5; len++)
+        all_words("ab/", len, buf, 0, against_path, &g);
+    *checked += g.checked;
+}
+
+START_TEST(glob_agrees_with_backtracking_reference)
+{
+    size_t checked = 0;
+    char buf[8];
+    for (size_t len = 0; len <= 5; len++)
+        all_words("a*?/", len, buf, 0, with_pattern, &checked);
+    ck_assert_uint_gt(checked, 100000);
+}
+END_TEST
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Patterns that took the backtracking matcher more than 120 s; now linear. */
+START_TEST(glob_linear_time)
+{
+    char name[4001];
+    memset(name, 'a', 4000);
+    name[4000] = '\0';
+    char deep[4096] = "";
+    for (int i = 0; i < 400; i++)
+        strcat(deep, "d/");
+    strcat(deep, "x.c");
+    double t0 = seconds();
+    ck_assert(!kv_glob_match("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", name));
+    ck_assert(!kv_glob_match("**/**/**/**/**/**/**/**/**/**/**/**/*.b", deep));
+    ck_assert(!kv_glob_match_dirs("**/**/**/**/**/**/**/**/**/**/**/**/*.b", deep));
+    ck_assert(kv_glob_match("**/**/**/**/**/**/**/**/**/**/**/**/*.c", deep));
+    ck_assert_double_lt(seconds() - t0, 1.0);
 }
 END_TEST
 
@@ -552,6 +670,8 @@ int main(void)
     tcase_add_test(t, shell_variables_and_separators);
     tcase_add_test(t, serving_command_starts);
     tcase_add_test(t, glob_dialect);
+    tcase_add_test(t, glob_agrees_with_backtracking_reference);
+    tcase_add_test(t, glob_linear_time);
     tcase_add_test(t, ytree_byte_columns_bom_and_repair);
     tcase_add_test(t, ytree_aliases_are_bounded);
     tcase_add_test(t, ytree_malformed_reports_line_col);

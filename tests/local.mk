@@ -40,3 +40,5 @@ EXTRA_DIST += tests/e2e/input_files.sh
 # The layer table of src/README.md against every include under src/.
 TESTS += tests/e2e/check_layers.sh
 EXTRA_DIST += tests/e2e/check_layers.sh src/README.md
+TESTS += tests/e2e/ci_workflow.sh
+EXTRA_DIST += tests/e2e/ci_workflow.sh

@@ -1,9 +1,12 @@
 /*
- * cmd_check.c: `kvlint check PATH...`, the main command. Loads the rules, opens a session (scan +
- * deployments), evaluates, reports in the chosen format and turns the result into an exit status:
+ * cmd_check.c: `kvlint check PATH...`, the main command, and `kvlint baseline PATH...`, which runs
+ * the same way and records the findings instead. Loads the rules, opens a session (scan +
+ * deployments), evaluates, narrows the findings (--baseline, the scope of named files, --diff),
+ * reports in each chosen format and turns the result into an exit status:
  * 0 when no finding reaches --fail-on, 1 when one does, 2 on usage/config/I/O errors (also when
  * findings were printed: a run with errors is never clean).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,8 @@
 #include <time.h>
 
 #include "check/eval.h"
+#include "cli/baseline.h"
+#include "cli/changed.h"
 #include "cli/check_common.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -24,11 +29,20 @@ static const char usage[] =
     "Report the values that code under PATH writes into a KV cache (masks such as -1e9 or\n"
     "finfo(dtype).min, adapter/position/token ids) where a deployment's declared cache dtype cannot\n"
     "hold them. Deployments come from configs found under PATH, .kvlint.yaml and --config.\n"
+    "When every PATH is a file (a pre-commit hook), their context is read too (the code for a\n"
+    "deployment, the deployments and checkpoint for code) and only what involves them is reported.\n"
     "\n"
     "options:\n"
-    "      --format F          text (default), json, sarif or github\n"
-    "  -o, --output FILE       write the report to FILE instead of standard output\n"
+    "      --format F[=FILE]   text (default), json, sarif, github, gitlab or junit; with =FILE to\n"
+    "                          that file (repeatable: one report per format)\n"
+    "  -o, --output FILE       write the report given without =FILE to FILE instead of standard output\n"
     "      --fail-on L         exit 1 when a finding is at least L: error, warning (default), note, never\n"
+    "      --diff REF          only findings on lines added or changed since merge-base(REF, HEAD)\n"
+    "      --changed-since REF the same as --diff REF\n"
+    "      --diff-filter M     added (default: a location on a changed line), file (in a changed\n"
+    "                          file) or all\n"
+    "      --baseline FILE     hide the findings recorded in FILE (kvlint baseline) and count them\n"
+    "      --prune             with --baseline: also drop the entries that are gone from FILE\n"
     "      --select IDS        run only these rules (comma-separated ids or names; repeatable)\n"
     "      --ignore IDS        skip these rules (comma-separated; repeatable)\n"
     "      --rules DIR         also load the rule files in DIR (repeatable)\n"
@@ -40,12 +54,53 @@ static const char usage[] =
     "\n"
     "exit status: 0 nothing reaches --fail-on, 1 findings, 2 usage, configuration or I/O error\n";
 
-enum { OPT_FORMAT = 0x200, OPT_FAIL_ON, OPT_SELECT, OPT_IGNORE, OPT_RULES, OPT_UNUSED, OPT_COLOR, OPT_STATS };
+static const char baseline_usage[] =
+    "usage: kvlint baseline [options] PATH...\n"
+    "\n"
+    "Record today's findings under PATH by their line-independent fingerprints, so that\n"
+    "`kvlint check --baseline FILE` reports only new ones. Written atomically.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE       the baseline file (default: standard output); an existing file must\n"
+    "                          be a kvlint baseline\n"
+    "      --select IDS, --ignore IDS, --rules DIR, --warn-unused-ignores: as for check\n"
+    SESSION_OPTIONS_HELP
+    "  -h, --help              this help\n"
+    "\n"
+    "exit status: 0 written, 2 usage, configuration or I/O error\n";
+
+enum {
+    OPT_FORMAT = 0x200, OPT_FAIL_ON, OPT_SELECT, OPT_IGNORE, OPT_RULES, OPT_UNUSED, OPT_COLOR, OPT_STATS,
+    OPT_DIFF, OPT_DIFF_FILTER, OPT_BASELINE, OPT_PRUNE,
+};
+
+typedef void (*format_fn)(FILE *, const report_input *);
+
+static const struct {
+    const char *name;
+    format_fn print;
+} formats[] = {
+    { "text", report_text }, { "json", report_json }, { "sarif", report_sarif },
+    { "github", report_github }, { "gitlab", report_gitlab }, { "junit", report_junit },
+};
+
+enum { MAX_OUTPUTS = 8 };
+
+typedef struct output_spec {
+    format_fn print;
+    const char *path;         /* NULL: -o FILE or standard output */
+} output_spec;
 
 typedef struct check_options {
-    const char *format, *output, *color;
+    bool record_baseline;     /* `kvlint baseline` */
+    output_spec out[MAX_OUTPUTS];
+    size_t nout;
+    const char *output, *color;
     int fail_on;              /* severity threshold; 3 = never */
-    bool warn_unused, stats;
+    bool warn_unused, stats, prune;
+    const char *diff_ref, *baseline;
+    diff_filter filter;
+    bool filter_set;
     check_common common;
 } check_options;
 
@@ -58,9 +113,41 @@ static int parse_fail_on(const char *s)
     return -1;
 }
 
-static bool valid_format(const char *f)
+/* "F" or "F=FILE". */
+static int add_format(check_options *co, const char *arg)
 {
-    return strcmp(f, "text") == 0 || strcmp(f, "json") == 0 || strcmp(f, "sarif") == 0 || strcmp(f, "github") == 0;
+    const char *eq = strchr(arg, '=');
+    size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+    format_fn print = NULL;
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+        if (strlen(formats[i].name) == n && !strncmp(formats[i].name, arg, n))
+            print = formats[i].print;
+    if (!print)
+        return usage_error("check", "--format is text, json, sarif, github, gitlab or junit (optionally =FILE), not '%s'", arg);
+    if (eq && !eq[1])
+        return usage_error("check", "--format %s: no FILE after '='", arg);
+    if (co->nout == MAX_OUTPUTS)
+        return usage_error("check", "--format: at most %d reports per run", MAX_OUTPUTS);
+    co->out[co->nout++] = (output_spec){ print, eq ? eq + 1 : NULL };
+    return -1;
+}
+
+/* After the options: at most one report to standard output (or -o), no two to one file. */
+static int check_outputs(check_options *co)
+{
+    if (co->nout == 0)
+        co->out[co->nout++] = (output_spec){ report_text, NULL };
+    size_t plain = 0;
+    for (size_t i = 0; i < co->nout; i++) {
+        plain += co->out[i].path == NULL;
+        for (size_t k = 0; k < i; k++)
+            if (co->out[i].path && co->out[k].path && !strcmp(co->out[i].path, co->out[k].path))
+                return usage_error("check", "--format: two reports to %s", co->out[i].path);
+    }
+    if (plain > 1)
+        return usage_error("check", "--format: only one report can go to %s; give the others =FILE",
+                           co->output ? co->output : "standard output");
+    return -1;
 }
 
 /* Returns -1 to go on, else the exit status. */
@@ -71,6 +158,11 @@ static int parse_args(int argc, char **argv, session_options *so, check_options 
         { "format", required_argument, NULL, OPT_FORMAT },
         { "output", required_argument, NULL, 'o' },
         { "fail-on", required_argument, NULL, OPT_FAIL_ON },
+        { "diff", required_argument, NULL, OPT_DIFF },
+        { "changed-since", required_argument, NULL, OPT_DIFF },
+        { "diff-filter", required_argument, NULL, OPT_DIFF_FILTER },
+        { "baseline", required_argument, NULL, OPT_BASELINE },
+        { "prune", no_argument, NULL, OPT_PRUNE },
         { "select", required_argument, NULL, OPT_SELECT },
         { "ignore", required_argument, NULL, OPT_IGNORE },
         { "rules", required_argument, NULL, OPT_RULES },
@@ -80,50 +172,57 @@ static int parse_args(int argc, char **argv, session_options *so, check_options 
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int c;
+    const char *cmd = co->record_baseline ? "baseline" : "check";
+    int c, r;
     optind = 1;
     while ((c = getopt_long(argc, argv, "j:o:h", longopts, NULL)) != -1) {
-        int r = session_option(so, c, optarg, "check");
-        if (r < 0)
+        if ((r = session_option(so, c, optarg, cmd)) < 0)
             return EXIT_USAGE;
         if (r > 0)
             continue;
+        bool check_only = c == OPT_FORMAT || c == OPT_FAIL_ON || c == OPT_DIFF || c == OPT_DIFF_FILTER ||
+                          c == OPT_BASELINE || c == OPT_PRUNE || c == OPT_COLOR || c == OPT_STATS;
+        if (co->record_baseline && check_only)
+            return usage_error(cmd, "%s is an option of kvlint check", argv[optind - 1]);
         switch (c) {
-        case OPT_FORMAT: co->format = optarg; break;
+        case OPT_FORMAT:
+            if ((r = add_format(co, optarg)) >= 0)
+                return r;
+            break;
         case 'o': co->output = optarg; break;
         case OPT_FAIL_ON:
             if ((co->fail_on = parse_fail_on(optarg)) < 0)
-                return usage_error("check", "--fail-on is error, warning, note or never, not '%s'", optarg);
+                return usage_error(cmd, "--fail-on is error, warning, note or never, not '%s'", optarg);
             break;
+        case OPT_DIFF: co->diff_ref = optarg; break;
+        case OPT_DIFF_FILTER:
+            if (!diff_filter_parse(optarg, &co->filter))
+                return usage_error(cmd, "--diff-filter is added, file or all, not '%s'", optarg);
+            co->filter_set = true;
+            break;
+        case OPT_BASELINE: co->baseline = optarg; break;
+        case OPT_PRUNE: co->prune = true; break;
         case OPT_SELECT: common_add_ids(&co->common.select, optarg); break;
         case OPT_IGNORE: common_add_ids(&co->common.ignore, optarg); break;
         case OPT_RULES: common_add_dir(&co->common, optarg); break;
         case OPT_UNUSED: co->warn_unused = true; break;
         case OPT_COLOR: co->color = optarg; break;
         case OPT_STATS: co->stats = true; break;
-        case 'h': fputs(usage, stdout); return EXIT_CLEAN;
-        default: return usage_error("check", "unknown option");
+        case 'h': fputs(co->record_baseline ? baseline_usage : usage, stdout); return EXIT_CLEAN;
+        default: return EXIT_USAGE;   /* getopt has said what was wrong */
         }
     }
-    if (!valid_format(co->format))
-        return usage_error("check", "--format is text, json, sarif or github, not '%s'", co->format);
     if (strcmp(co->color, "auto") != 0 && strcmp(co->color, "always") != 0 && strcmp(co->color, "never") != 0)
-        return usage_error("check", "--color is auto, always or never, not '%s'", co->color);
+        return usage_error(cmd, "--color is auto, always or never, not '%s'", co->color);
+    if (co->filter_set && !co->diff_ref)
+        return usage_error(cmd, "--diff-filter needs --diff REF");
+    if (co->prune && !co->baseline)
+        return usage_error(cmd, "--prune needs --baseline FILE");
+    if (co->prune && co->diff_ref)
+        return usage_error(cmd, "--prune needs a full run: with --diff a finding outside the diff is not gone");
     if (optind >= argc)
-        return usage_error("check", "no PATH given");
-    return -1;
-}
-
-static void print_report(FILE *out, const char *format, const report_input *in)
-{
-    if (strcmp(format, "json") == 0)
-        report_json(out, in);
-    else if (strcmp(format, "sarif") == 0)
-        report_sarif(out, in);
-    else if (strcmp(format, "github") == 0)
-        report_github(out, in);
-    else
-        report_text(out, in);
+        return usage_error(cmd, "no PATH given");
+    return co->record_baseline ? -1 : check_outputs(co);
 }
 
 static bool reaches(const finding_list *l, int fail_on)
@@ -142,7 +241,7 @@ static double now(void)
 }
 
 typedef struct report_job {
-    const char *format;
+    format_fn print;
     report_input in;
     const char *color;
 } report_job;
@@ -152,55 +251,206 @@ static void print_job(FILE *out, bool tty, const void *arg)
     const report_job *j = arg;
     report_input in = j->in;
     in.color = strcmp(j->color, "always") == 0 || (strcmp(j->color, "auto") == 0 && report_use_color(tty));
-    print_report(out, j->format, &in);
+    j->print(out, &in);
+}
+
+static bool outputs_usable(const check_options *co)
+{
+    if (co->record_baseline || !co->nout)
+        return output_usable(co->record_baseline ? "baseline" : "check", co->output);
+    for (size_t i = 0; i < co->nout; i++)
+        if (!output_usable("check", co->out[i].path ? co->out[i].path : co->output))
+            return false;
+    return true;
+}
+
+/* What the run reports once the rules ran: the baseline, the scope and the diff decide. */
+typedef struct run_state {
+    session *s;
+    rule_set *rules;
+    eval_options eo;
+    finding_list *l;
+    changed_lines diff;
+    bool have_diff;
+    baseline base;
+    bool have_base;
+    size_t baselined, outside_diff;
+    char *repo_root;          /* realpath of the git top, for the CI formats */
+} run_state;
+
+/* Open the diff and the baseline before the long part of the run, so that a missing REF or a
+ * broken baseline is a usage error at once. */
+static bool open_inputs(run_state *st, char **paths, const check_options *co)
+{
+    strbuf why = STRBUF_INIT;
+    if (co->diff_ref) {
+        if (!(st->have_diff = changed_open(&st->diff, paths[0], co->diff_ref, co->filter, &why))) {
+            fprintf(stderr, "kvlint check: --diff %s: %s\n", co->diff_ref, sb_str(&why));
+            sb_release(&why);
+            return false;
+        }
+    }
+    if (co->baseline) {
+        if (!(st->have_base = baseline_load(&st->base, co->baseline, &why))) {
+            fprintf(stderr, "kvlint check: --baseline: %s\n", sb_str(&why));
+            sb_release(&why);
+            return false;
+        }
+    }
+    if (co->record_baseline && co->output && !baseline_replaceable(co->output, &why)) {
+        fprintf(stderr, "kvlint baseline: -o: %s\n", sb_str(&why));
+        sb_release(&why);
+        return false;
+    }
+    sb_release(&why);
+    return true;
+}
+
+/* The baseline (fingerprints of the whole evaluated list), then the scope of named files, then
+ * the diff. Returns false when a file could not be written. */
+static bool narrow(run_state *st, const check_options *co)
+{
+    source_cache *sc = source_cache_new();
+    report_fingerprint *fps = report_fingerprints(sc, st->l);
+    bool ok = true;
+    strbuf why = STRBUF_INIT;
+    if (co->record_baseline) {
+        size_t k = 0;
+        for (size_t i = 0; i < st->l->v.n; i++)
+            if (scope_involves(&st->s->scope, &st->l->v.v[i])) {
+                fps[k] = fps[i];
+                st->l->v.v[k++] = st->l->v.v[i];
+            }
+        st->l->v.n = k;
+        if (!(ok = baseline_write_findings(co->output, st->l, fps, &why)))
+            fprintf(stderr, "kvlint baseline: %s\n", sb_str(&why));
+    } else {
+        if (st->have_base)
+            st->baselined = baseline_filter(&st->base, st->l, fps);
+        if (co->prune && !(ok = baseline_write_pruned(co->baseline, &st->base, &why)))
+            fprintf(stderr, "kvlint check: --prune: %s\n", sb_str(&why));
+        scope_filter(&st->s->scope, st->l);
+        if (st->have_diff)
+            st->outside_diff = changed_filter(&st->diff, st->l);
+    }
+    sb_release(&why);
+    free(fps);
+    source_cache_free(sc);
+    return ok;
+}
+
+/* With a github report and $GITHUB_STEP_SUMMARY set (a workflow step), append the Markdown summary. */
+static bool step_summary(const check_options *co, const report_input *in)
+{
+    const char *path = getenv("GITHUB_STEP_SUMMARY");
+    bool github = false;
+    for (size_t i = 0; i < co->nout; i++)
+        github = github || co->out[i].print == report_github;
+    if (!github || !path || !*path)
+        return true;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        fprintf(stderr, "kvlint check: $GITHUB_STEP_SUMMARY %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    report_github_summary(f, in);
+    bool ok = !ferror(f);
+    ok = fclose(f) == 0 && ok;
+    if (!ok)
+        fprintf(stderr, "kvlint check: $GITHUB_STEP_SUMMARY %s: write failed\n", path);
+    return ok;
+}
+
+static bool write_reports(const run_state *st, const check_options *co, const diag **diags, size_t ndiags)
+{
+    report_job job = {
+        .color = co->color,
+        .in = { .findings = st->l, .rules = st->rules, .eval = &st->eo, .diags = diags, .ndiags = ndiags,
+                .baselined = st->baselined, .outside_diff = st->outside_diff,
+                .with_baseline = st->have_base, .with_diff = st->have_diff, .repo_root = st->repo_root },
+    };
+    session_report_counts(st->s, &job.in);
+    bool ok = true;
+    for (size_t i = 0; i < co->nout; i++) {
+        job.print = co->out[i].print;
+        ok = output_write("check", co->out[i].path ? co->out[i].path : co->output, st->s, print_job, &job) && ok;
+    }
+    return step_summary(co, &job.in) && ok;
+}
+
+static void run_free(run_state *st)
+{
+    if (st->l)
+        finding_list_free(st->l);
+    common_eval_options_free(&st->eo);
+    session_free(st->s, NULL);
+    rule_set_free(st->rules);
+    if (st->have_diff)
+        changed_free(&st->diff);
+    if (st->have_base)
+        baseline_free(&st->base);
+    free(st->repo_root);
 }
 
 static int run(char **paths, size_t npaths, session_options *so, check_options *co)
 {
-    if (!output_usable("check", co->output))
-        return EXIT_USAGE;
-    rule_set *rules = common_load_rules(&co->common, "check");
-    if (!rules)
-        return EXIT_USAGE;
-    double t0 = now();
-    session *s = session_open("check", paths, npaths, so);
-    double t1 = now();
-    if (!s) {
-        rule_set_free(rules);
+    run_state st = {0};
+    const char *cmd = co->record_baseline ? "baseline" : "check";
+    if (!outputs_usable(co) || !open_inputs(&st, paths, co) || !(st.rules = common_load_rules(&co->common, cmd))) {
+        run_free(&st);
         return EXIT_USAGE;
     }
-    eval_options eo = common_eval_options(&co->common, s->project);
-    eo.warn_unused_ignores = co->warn_unused;
-    finding_list *l = evaluate(rules, s->scan->files, s->scan->n, s->deployments, &eo);
-    scope_filter(&s->scope, l);
+    double t0 = now();
+    st.s = session_open(cmd, paths, npaths, so);
+    double t1 = now();
+    if (!st.s) {
+        run_free(&st);
+        return EXIT_USAGE;
+    }
+    for (size_t i = 0; i < co->nout && !st.repo_root; i++)
+        if (co->out[i].print == report_github || co->out[i].print == report_gitlab)
+            st.repo_root = git_top_of(paths[0]);
+    st.eo = common_eval_options(&co->common, st.s->project);
+    st.eo.warn_unused_ignores = co->warn_unused;
+    st.l = evaluate(st.rules, st.s->scan->files, st.s->scan->n, st.s->deployments, &st.eo);
     double t2 = now();
-    report_job job = {
-        .format = co->format, .color = co->color,
-        .in = { .findings = l, .rules = rules, .eval = &eo },
-    };
-    session_report_counts(s, &job.in);
-    bool written = output_write("check", co->output, s, print_job, &job);
-    bool errors = session_print_diags(s);
-    bool complete = session_complete(s, "check");
+    bool written = narrow(&st, co);
+    /* Diagnostics first: on a terminal they come before the findings, and every report lists them. */
+    size_t ndiags;
+    const diag **diags = session_diags(st.s, &ndiags);
+    bool errors = session_print_diags(st.s);
+    bool complete = session_complete(st.s, cmd);
+    if (!co->record_baseline)
+        written = write_reports(&st, co, diags, ndiags) && written;
+    free(diags);
     if (co->stats)
-        fprintf(stderr, "kvlint: scan+resolve %.3f s, evaluate %.3f s, report %.3f s (%zu files, %zu deployments, %zu findings)\n",
-                t1 - t0, t2 - t1, now() - t2, job.in.files, job.in.deployments, l->v.n);
-    int status = errors || !written || !complete ? EXIT_USAGE : reaches(l, co->fail_on) ? EXIT_FINDINGS : EXIT_CLEAN;
-    finding_list_free(l);
-    common_eval_options_free(&eo);
-    session_free(s, NULL);
-    rule_set_free(rules);
+        fprintf(stderr, "kvlint: scan+resolve %.3f s, evaluate %.3f s, report %.3f s (%zu files, %zu deployment%s, %zu finding%s)\n",
+                t1 - t0, t2 - t1, now() - t2, st.s->scan->stats.files_analyzed, st.s->deployments->n,
+                st.s->deployments->n == 1 ? "" : "s", st.l->v.n, st.l->v.n == 1 ? "" : "s");
+    int status = errors || !written || !complete ? EXIT_USAGE
+                 : !co->record_baseline && reaches(st.l, co->fail_on) ? EXIT_FINDINGS : EXIT_CLEAN;
+    run_free(&st);
     return status;
 }
 
-int cmd_check(int argc, char **argv)
+static int check_main(int argc, char **argv, bool record_baseline)
 {
     session_options so = { .focus = true };
-    check_options co = { .format = "text", .color = "auto", .fail_on = SEV_WARNING };
+    check_options co = { .record_baseline = record_baseline, .color = "auto", .fail_on = SEV_WARNING };
     int status = parse_args(argc, argv, &so, &co);
     if (status < 0)
         status = run(argv + optind, (size_t)(argc - optind), &so, &co);
     common_free(&co.common);
     session_free(NULL, &so);
     return status;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    return check_main(argc, argv, false);
+}
+
+int cmd_baseline(int argc, char **argv)
+{
+    return check_main(argc, argv, true);
 }

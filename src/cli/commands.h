@@ -9,6 +9,7 @@
 enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2 };
 
 int cmd_check(int argc, char **argv);
+int cmd_baseline(int argc, char **argv);
 int cmd_facts(int argc, char **argv);
 int cmd_cast(int argc, char **argv);
 int cmd_dtypes(int argc, char **argv);

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,6 +99,27 @@ char *git_toplevel(const char *dir)
         return NULL;
     }
     return sb_detach(&out);
+}
+
+char *git_top_of(const char *path)
+{
+    struct stat st;
+    char *dir;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        dir = xstrdup(path);
+    } else {
+        const char *slash = strrchr(path, '/');
+        dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+    }
+    char *top = git_toplevel(dir);
+    free(dir);
+    if (!top)
+        return NULL;
+    char *real = realpath(top, NULL);
+    if (!real)
+        return top;
+    free(top);
+    return real;
 }
 
 /* ---- diff ---- */

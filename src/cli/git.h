@@ -19,6 +19,8 @@ int git_run(const char *dir, const char *const *argv, strbuf *out, strbuf *err);
 
 /* The top directory of the work tree holding dir (absolute, heap string), or NULL outside one. */
 char *git_toplevel(const char *dir);
+/* The realpath of the top of the work tree holding path (a file or a directory), or NULL. */
+char *git_top_of(const char *path);
 
 /* One file's lines that a diff adds or changes (new-side line numbers, sorted ranges). */
 typedef struct git_hunk {

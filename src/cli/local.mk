@@ -4,4 +4,5 @@ src_libkvlint_a_SOURCES += \
 	src/cli/output.c src/cli/output.h \
 	src/cli/session.c src/cli/session.h \
 	src/cli/scope.c src/cli/scope.h src/cli/git.c src/cli/git.h \
+	src/cli/changed.c src/cli/changed.h src/cli/baseline.c src/cli/baseline.h \
 	src/cli/cmd_facts.c

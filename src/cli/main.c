@@ -24,6 +24,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     { "check", cmd_check, "report values the declared KV-cache dtype cannot hold" },
+    { "baseline", cmd_baseline, "record today's findings so that check --baseline reports only new ones" },
     { "facts", cmd_facts, "print what the front ends found (stores, constructions, dtypes, deployments)" },
     { "matrix", cmd_matrix, "verdict for every KV-cache dtype x model dtype" },
     { "cast", cmd_cast, "what values become when stored as a dtype" },

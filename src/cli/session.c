@@ -177,21 +177,31 @@ bool session_complete(const session *s, const char *cmd)
     return false;
 }
 
+const diag **session_diags(const session *s, size_t *n)
+{
+    size_t nscan = 0;
+    const diag **scan = s->scan ? scan_all_diags(s->scan, &nscan) : NULL;
+    const diag **out = xcalloc(s->diags.items.n + nscan + 1, sizeof *out);
+    size_t k = 0;
+    for (size_t i = 0; i < s->diags.items.n; i++)
+        out[k++] = &s->diags.items.v[i];
+    for (size_t i = 0; i < nscan; i++)
+        if (scope_shows_path(&s->scope, scan[i]->path))
+            out[k++] = scan[i];
+    free(scan);
+    *n = k;
+    return out;
+}
+
 bool session_print_diags(const session *s)
 {
-    bool errors = diag_has_errors(&s->diags);
-    for (size_t i = 0; i < s->diags.items.n; i++)
-        diag_print(stderr, &s->diags.items.v[i]);
-    if (s->scan) {
-        size_t n;
-        const diag **all = scan_all_diags(s->scan, &n);
-        for (size_t i = 0; i < n; i++) {
-            if (!scope_shows_path(&s->scope, all[i]->path))
-                continue;
-            diag_print(stderr, all[i]);
-            errors = errors || all[i]->level == DIAG_ERROR;
-        }
-        free(all);
+    size_t n;
+    const diag **all = session_diags(s, &n);
+    bool errors = false;
+    for (size_t i = 0; i < n; i++) {
+        diag_print(stderr, all[i]);
+        errors = errors || all[i]->level == DIAG_ERROR;
     }
+    free(all);
     return errors;
 }

@@ -63,7 +63,10 @@ int session_option(session_options *o, int c, const char *arg, const char *cmd);
 /* Scan paths and resolve deployments. Returns NULL after printing a usage error (exit 2). */
 session *session_open(const char *cmd, char *const *paths, size_t npaths, const session_options *o);
 void session_free(session *s, session_options *o);
-/* Print run diagnostics (session + scan) to stderr, sorted. Returns true if any is an error. */
+/* The run's diagnostics (session, then the scan's sorted; a focused run's context files left out).
+ * The caller frees the array, not the items. */
+const diag **session_diags(const session *s, size_t *n);
+/* Print run diagnostics (session_diags) to stderr. Returns true if any is an error. */
 bool session_print_diags(const session *s);
 /* The run's counts as reports print them (files, skipped, limited, limits, deployments). */
 void session_report_counts(const session *s, report_input *in);

@@ -30,7 +30,7 @@ typedef enum file_kind { FK_NONE, FK_YAML, FK_SHELL, FK_DOCKER } file_kind;
 static file_kind kind_of(const char *path)
 {
     const char *b = base_of(path);
-    if (!strcmp(b, ".kvlint.yaml") || !strcmp(b, ".kvlint.yml"))
+    if (!strcmp(b, ".kvlint.yaml") || !strcmp(b, ".kvlint.yml") || !strcmp(b, ".kvlint-baseline.json"))
         return FK_NONE;
     if (ends_with(b, ".yaml") || ends_with(b, ".yml") || ends_with(b, ".json"))
         return FK_YAML;

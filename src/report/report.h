@@ -24,6 +24,12 @@ typedef struct report_input {
     size_t limits;                  /* limits hit in all (also run-wide, e.g. directory depth) */
     size_t deployments;
     bool color;                     /* text only */
+    const diag *const *diags;       /* the run's diagnostics: a run with an error is never clean */
+    size_t ndiags;
+    size_t baselined;               /* findings hidden by check --baseline */
+    size_t outside_diff;            /* findings hidden by check --diff */
+    bool with_baseline, with_diff;  /* whether those options were given */
+    const char *repo_root;          /* realpath of the git top, or NULL (paths for CI services) */
 } report_input;
 
 enum { JSON_REPORT_VERSION = 1 };
@@ -38,11 +44,17 @@ void report_text(FILE *out, const report_input *in);
 void report_json(FILE *out, const report_input *in);
 void report_sarif(FILE *out, const report_input *in);
 void report_github(FILE *out, const report_input *in);
+/* Markdown for $GITHUB_STEP_SUMMARY: the counts, whether the run failed, a table of findings. */
+void report_github_summary(FILE *out, const report_input *in);
+void report_gitlab(FILE *out, const report_input *in);
+void report_junit(FILE *out, const report_input *in);
 
 /* Whether to color: the output is a tty and NO_COLOR is unset or empty (https://no-color.org). */
 bool report_use_color(bool tty);
 /* The path as reports print it: relative to the working directory when below it. */
 const char *report_path(const char *path);
+/* The path relative to in->repo_root when below it (in buf, n bytes), else report_path(). */
+const char *report_repo_path(const report_input *in, const char *path, char *buf, size_t n);
 
 /* ---- source lines (source.c) ---- */
 typedef struct source_cache source_cache;

@@ -61,6 +61,29 @@ static void finding_json(json_writer *w, const finding *f, const char *fingerpri
     json_object_end(w);
 }
 
+/* The run's own problems (a config kvlint could not read, a path that does not exist): a report
+ * whose run failed must not look clean to a program either. */
+static void diagnostics_json(json_writer *w, const report_input *in)
+{
+    json_key(w, "diagnostics");
+    json_array_begin(w);
+    for (size_t i = 0; i < in->ndiags; i++) {
+        const diag *d = in->diags[i];
+        json_object_begin(w);
+        json_kv_string(w, "level", diag_level_name(d->level));
+        json_key(w, "path");
+        if (d->path)
+            json_string(w, report_path(d->path));
+        else
+            json_null(w);
+        json_kv_int(w, "line", d->line);
+        json_kv_int(w, "column", d->col);
+        json_kv_string(w, "message", d->msg);
+        json_object_end(w);
+    }
+    json_array_end(w);
+}
+
 void report_json(FILE *out, const report_input *in)
 {
     strbuf sb = STRBUF_INIT;
@@ -84,6 +107,10 @@ void report_json(FILE *out, const report_input *in)
     json_kv_int(&w, "warnings", (int64_t)count[SEV_WARNING]);
     json_kv_int(&w, "notes", (int64_t)count[SEV_NOTE]);
     json_kv_int(&w, "suppressed", (int64_t)in->findings->suppressed);
+    if (in->with_baseline)
+        json_kv_int(&w, "baselined", (int64_t)in->baselined);
+    if (in->with_diff)
+        json_kv_int(&w, "outside_diff", (int64_t)in->outside_diff);
     json_kv_int(&w, "files", (int64_t)in->files);
     json_kv_int(&w, "deployments", (int64_t)in->deployments);
     /* Present only when not 0, so that complete runs keep the shape they always had. */
@@ -95,6 +122,7 @@ void report_json(FILE *out, const report_input *in)
     if (report_incomplete_text(in, why, sizeof why))
         json_kv_string(&w, "incomplete", why);
     json_object_end(&w);
+    diagnostics_json(&w, in);
     json_object_end(&w);
     fputs(sb_str(&sb), out);
     sb_release(&sb);

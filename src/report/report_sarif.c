@@ -4,7 +4,9 @@
  * One run; tool.driver.rules lists every loaded rule with its help text, results point into it by
  * ruleIndex. URIs are relative to %SRCROOT% (the working directory, given in originalUriBaseIds).
  * relatedLocations carry the sink and the dtype declaration, codeFlows the value's steps from where
- * it is made to where it is stored, partialFingerprints a hash that ignores line numbers.
+ * it is made to where it is stored, partialFingerprints a hash that ignores line numbers; each rule
+ * has a helpUri (configure --with-docs-url), invocations says whether the run succeeded and lists
+ * its diagnostics.
  * Validated against the OASIS schema by tests/e2e/check_sarif.sh.
  */
 #include <ctype.h>
@@ -99,6 +101,10 @@ static void rule_descriptor(json_writer *w, const rule *r)
     json_kv_string(w, "text", sb_str(&help));
     json_object_end(w);
     sb_release(&help);
+    strbuf uri = STRBUF_INIT;
+    sb_addf(&uri, "%s/%s.md", KVLINT_DOCS_URL, r->id);
+    json_kv_string(w, "helpUri", sb_str(&uri));
+    sb_release(&uri);
     json_key(w, "defaultConfiguration");
     json_object_begin(w);
     json_kv_string(w, "level", level(r->severity));
@@ -189,23 +195,44 @@ static void base_ids(json_writer *w)
     json_object_end(w);
 }
 
-/* An incomplete run says so: one invocation, not successful, with a notification naming why
- * (complete runs carry no invocation, as before). */
-static void incomplete_invocation(json_writer *w, const report_input *in)
+/* invocations[0]: whether the run succeeded (no error-level diagnostic, no limit that made it
+ * incomplete), with its diagnostics and the reason it is incomplete as toolExecutionNotifications,
+ * so that a run that could not read a config, or stopped at a limit, never uploads as a clean scan. */
+static void invocation(json_writer *w, const report_input *in)
 {
     char why[160];
-    if (!report_incomplete_text(in, why, sizeof why))
-        return;
+    bool incomplete = report_incomplete_text(in, why, sizeof why) != NULL;
+    bool ok = !incomplete;
+    for (size_t i = 0; i < in->ndiags; i++)
+        ok = ok && in->diags[i]->level != DIAG_ERROR;
     json_key(w, "invocations");
     json_array_begin(w);
     json_object_begin(w);
-    json_kv_bool(w, "executionSuccessful", false);
+    json_kv_bool(w, "executionSuccessful", ok);
     json_key(w, "toolExecutionNotifications");
     json_array_begin(w);
-    json_object_begin(w);
-    json_kv_string(w, "level", "warning");
-    message(w, why);
-    json_object_end(w);
+    if (incomplete) {
+        json_object_begin(w);
+        json_kv_string(w, "level", "warning");
+        message(w, why);
+        json_object_end(w);
+    }
+    for (size_t i = 0; i < in->ndiags; i++) {
+        const diag *d = in->diags[i];
+        json_object_begin(w);
+        json_kv_string(w, "level", d->level == DIAG_ERROR ? "error" : d->level == DIAG_WARNING ? "warning" : "note");
+        message(w, d->msg);
+        if (d->path) {
+            kv_loc l = { .path = d->path, .line = d->line, .col = d->col };
+            json_key(w, "locations");
+            json_array_begin(w);
+            json_object_begin(w);
+            physical(w, &l);
+            json_object_end(w);
+            json_array_end(w);
+        }
+        json_object_end(w);
+    }
     json_array_end(w);
     json_object_end(w);
     json_array_end(w);
@@ -238,13 +265,13 @@ void report_sarif(FILE *out, const report_input *in)
     json_array_end(&w);
     json_object_end(&w);
     json_object_end(&w);
+    invocation(&w, in);
     base_ids(&w);
     json_key(&w, "results");
     json_array_begin(&w);
     for (size_t i = 0; i < in->findings->v.n; i++)
         result(&w, in, &in->findings->v.v[i], fps[i].text);
     json_array_end(&w);
-    incomplete_invocation(&w, in);
     json_object_end(&w);
     json_array_end(&w);
     json_object_end(&w);

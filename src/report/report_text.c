@@ -61,6 +61,28 @@ static void plural(FILE *out, size_t n, const char *what, bool *first)
     *first = false;
 }
 
+/* " (2 suppressed, 5 in the baseline, 1 outside the diff)": what the run found but does not show. */
+static void hidden_counts(FILE *out, const report_input *in)
+{
+    const struct {
+        size_t n;
+        const char *what;
+    } hidden[] = {
+        { in->findings->suppressed, "suppressed" },
+        { in->baselined, "in the baseline" },
+        { in->outside_diff, "outside the diff" },
+    };
+    bool first = true;
+    for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++) {
+        if (!hidden[i].n)
+            continue;
+        fprintf(out, "%s%zu %s", first ? " (" : ", ", hidden[i].n, hidden[i].what);
+        first = false;
+    }
+    if (!first)
+        fputc(')', out);
+}
+
 void report_text(FILE *out, const report_input *in)
 {
     const palette *p = in->color ? &ansi : &plain;
@@ -79,8 +101,7 @@ void report_text(FILE *out, const report_input *in)
     plural(out, count[SEV_NOTE], "note", &first);
     if (first)
         fputs("no findings", out);
-    if (in->findings->suppressed)
-        fprintf(out, " (%zu suppressed)", in->findings->suppressed);
+    hidden_counts(out, in);
     fprintf(out, " in %zu file%s, %zu deployment%s\n", in->files, in->files == 1 ? "" : "s", in->deployments,
             in->deployments == 1 ? "" : "s");
     char why[160];

@@ -45,7 +45,7 @@ run check --ignore KV009 .; expect_status "--ignore" 0 $?
 expect_contains "--ignore: no findings" "$tmpdir/out" "no findings"
 
 run check --format github .; expect_status "github" 1 $?
-expect_contains "workflow command" "$tmpdir/out" "::error file=deploy.yaml,line=14,col=15"
+expect_contains "workflow command (path relative to the repository top, which differs in a dist tree)" "$tmpdir/out" "deploy.yaml,line=14,col=15,endLine=14"
 expect_contains "workflow title" "$tmpdir/out" "title=KV009 unknown-dtype-name::"
 
 run check --format json -o "$tmpdir/report.json" .; expect_status "--output" 1 $?

@@ -164,6 +164,23 @@ void session_report_counts(const session *s, report_input *in)
     in->limited = s->scan->stats.files_limited;
     in->limits = s->scan->stats.limits_hit;
     in->deployments = s->deployments->n;
+    if (!s->scope.focused)
+        return;
+    /* A file read only as context (scope.h) that hit a limit does not make a run on the named
+     * files incomplete, as its diagnostics are not shown either. */
+    in->skipped = in->limited = 0;
+    in->limits = 0;
+    for (size_t k = 0; k < s->scan->diags.items.n; k++)
+        in->limits += s->scan->diags.items.v[k].limit;
+    for (size_t i = 0; i < s->scan->n; i++) {
+        const file_facts *f = s->scan->files[i];
+        if (!scope_shows_path(&s->scope, f->path))
+            continue;
+        in->skipped += f->skipped && f->diags.items.n;
+        for (size_t k = 0; k < f->diags.items.n; k++)
+            in->limits += f->diags.items.v[k].limit;
+        in->limited += diag_has_limits(&f->diags);
+    }
 }
 
 bool session_complete(const session *s, const char *cmd)

@@ -36,6 +36,12 @@ expect_not_contains "nor is it printed" "$tmpdir/err" "broken.yaml"
 check deploy/broken.yaml
 expect_contains "a malformed named config is reported" "$tmpdir/err" "broken.yaml:2:7: warning: malformed YAML"
 rm "$repo/deploy/broken.yaml"
+head -c 9000000 /dev/zero | tr '\0' a >"$repo/big.py"
+check deploy/compose.yaml
+expect_status "a context file over the size limit does not make the run incomplete" 1 $?
+check big.py
+expect_status "a named file over the limit does" 2 $?
+rm "$repo/big.py"
 check --config deploy/serve.yaml adapter_router/layers.py
 expect_status "--config names the deployments: no others are read" 0 $?
 

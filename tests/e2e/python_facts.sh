@@ -93,7 +93,7 @@ expect_query "multiswitch: codeword keys are +-3.5 floats" multiswitch \
 # no schema (arity, keyword) is none, and do_kv_cache_update's overloads are told apart by arity.
 expect_query "signatures: only the schemas' K/V operands are stored" sinks_signatures \
     '[(s["line"], s["operand"], s["tensor"]) for s in d["stores"]]' \
-    "[(15, 'kv', 'kv_c'), (15, 'kv', 'k_pe'), (18, 'kv', 'kv_c'), (18, 'kv', 'k_pe'), (35, 'key', 'key'), (35, 'value', 'value'), (46, 'key', 'key'), (46, 'value', 'value'), (47, 'kv', 'key'), (47, 'kv', 'value'), (49, 'key', 'key'), (49, 'value', 'value'), (55, 'key', 'k'), (55, 'value', 'k')]"
+    "[(15, 'kv', 'kv_c'), (15, 'kv', 'k_pe'), (18, 'kv', 'kv_c'), (18, 'kv', 'k_pe'), (35, 'key', 'key'), (35, 'value', 'value'), (46, 'key', 'key'), (46, 'value', 'value'), (47, 'kv', 'key'), (47, 'kv', 'value'), (49, 'key', 'key'), (49, 'value', 'value'), (55, 'key', 'k'), (55, 'value', 'k'), (64, 'key', 'k')]"
 # A function or class of the scanned file shadows a sink of the same name.
 expect_query "shadow: the file's own unified_kv_cache_update and Attention are no sinks" sinks_shadow \
     'len(d["stores"])' 0

@@ -27,16 +27,10 @@ TESTS += tests/e2e/readme_example.sh
 EXTRA_DIST += tests/e2e/readme_example.sh
 TESTS += tests/e2e/matrix_ranges.sh
 EXTRA_DIST += tests/e2e/matrix_ranges.sh
-TESTS += tests/e2e/output_safety.sh
-EXTRA_DIST += tests/e2e/output_safety.sh
 TESTS += tests/e2e/precommit.sh
 EXTRA_DIST += tests/e2e/precommit.sh
 TESTS += tests/e2e/one_file.sh
 EXTRA_DIST += tests/e2e/one_file.sh
-TESTS += tests/e2e/incomplete_runs.sh
-EXTRA_DIST += tests/e2e/incomplete_runs.sh
-TESTS += tests/e2e/input_files.sh
-EXTRA_DIST += tests/e2e/input_files.sh
 # The layer table of src/README.md against every include under src/.
 TESTS += tests/e2e/check_layers.sh
 EXTRA_DIST += tests/e2e/check_layers.sh src/README.md

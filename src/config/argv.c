@@ -8,6 +8,7 @@
  * `vllm serve --config` YAML keys and Helm values. It does not validate other flags, and it
  * does not guess what a shell variable holds: such values are recorded as unresolved.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,33 @@ bool cfg_parse_number(const char *s, double *out)
     return true;
 }
 
+bool cfg_range_number(cfg_ctx *c, const cfg_word *w, const char *name, double *out)
+{
+    const char *s = w->text;
+    const char *d = s + (*s == '-' || *s == '+');
+    d += *d == '.';
+    if (!isdigit((unsigned char)*d))
+        return false;
+    double x = 0;
+    const char *why = NULL;
+    if (!cfg_parse_number(s, &x))
+        why = isinf(strtod(s, NULL)) ? "is too large to be a number" : "is not a number";
+    else if (x < 0)
+        why = "is negative";
+    else if (x != floor(x))
+        why = "is not a whole number";
+    else if (x > 9007199254740992.0)
+        why = "is larger than 2^53";
+    if (why) {
+        kv_loc l = cfg_loc(c, w, 0);
+        diag_add(&c->out->diags, DIAG_WARNING, c->path, l.line, l.col, "%s: '%s' %s; the value is not used",
+                 name ? name : "range", s, why);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
 kv_loc cfg_loc(const cfg_ctx *c, const cfg_word *w, size_t index)
 {
     size_t off = w->exact ? w->off + index : w->off;
@@ -212,7 +240,7 @@ void cfg_emit(cfg_ctx *c, const cfg_option *opt, const cfg_word *value, const ch
             cfg_emit_number(c, opt->key, NULL, x, value, engine, carrier, group);
         break;
     case DECL_ID_RANGE:
-        if (!value->var && cfg_parse_number(value->text, &x))
+        if (!value->var && cfg_range_number(c, value, opt->range_name, &x))
             cfg_emit_number(c, opt->key, opt->range_name, x, value, engine, carrier, group);
         break;
     case DECL_SKIP_LAYERS:

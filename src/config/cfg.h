@@ -67,6 +67,10 @@ kv_loc cfg_loc(const cfg_ctx *c, const cfg_word *w, size_t index);
 void cfg_platform(cfg_ctx *c, size_t where, const char *engine, const char *carrier, int group);
 /* Parse a number the way vLLM's human-readable ints do (1k = 1000, 1K = 1024). */
 bool cfg_parse_number(const char *s, double *out);
+/* An id range's value (max_model_len, vocab_size, ...): a whole number from 0 to 2^53. Text that is
+ * no number at all (a name, a template) is false without a word; a number out of that range
+ * (-5, 1e400, 2.5, 12abc) is false with a warning at the value naming the key. */
+bool cfg_range_number(cfg_ctx *c, const cfg_word *w, const char *name, double *out);
 /* Split shell text at file offset off and read every serving command in it; each gets a new
  * group. With bare_group >= 0, commands that start no server are read as bare arguments of
  * engine_hint into bare_group (KServe VLLM_ADDITIONAL_ARGS, Helm extraArgs). Returns the first

@@ -144,9 +144,11 @@ static void emit_scalar_dtype(yw *y, decl_key key, const ynode *v, const char *e
 static void emit_range(yw *y, const char *name, const ynode *v, const char *engine, const char *carrier, int group)
 {
     double x;
-    if (is_null(v) || !cfg_parse_number(v->val, &x))
+    if (is_null(v))
         return;
     cfg_word w = yword(y, v);
+    if (w.var || !cfg_range_number(y->c, &w, name, &x))
+        return;
     cfg_emit_number(y->c, DECL_ID_RANGE, name, x, &w, engine, carrier, group);
 }
 

@@ -8,6 +8,7 @@
  * It deliberately has no inheritance between nested .kvlint.yaml files: the nearest one wins.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -185,8 +186,9 @@ static void load_ranges(loader *l, const ynode *v)
                     err(l, k2, "ranges: unknown key '%s' (known: max)", yscalar(k2));
             }
         }
-        if (!name || !maxn || maxn->kind != YN_SCALAR || !number(maxn->val, &x) || x < 0) {
-            err(l, val ? val : k, "ranges: %s needs {max: N} with N >= 0", name ? name : "?");
+        if (!name || !maxn || maxn->kind != YN_SCALAR || !number(maxn->val, &x) || !(x >= 0) ||
+            x != floor(x) || x > 9007199254740992.0) {
+            err(l, val ? val : k, "ranges: %s needs {max: N} with N a whole number from 0 to 2^53", name ? name : "?");
             continue;
         }
         range_setting r = { arena_strdup(l->p->arena, name), x, loc_of(l, maxn) };

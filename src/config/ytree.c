@@ -7,7 +7,10 @@
  */
 #include "config/ytree.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "util/xalloc.h"
 
 /* ---- source text: UTF-8 repair and the line table ---- */
 
@@ -207,6 +210,61 @@ static void pop_frame(builder *b, const yaml_mark_t *end)
         f->node->end = *end;
 }
 
+typedef struct key_ref {
+    const char *val;
+    size_t pair;               /* index of the key/value pair in the map */
+} key_ref;
+
+static int cmp_key_ref(const void *pa, const void *pb)
+{
+    const key_ref *a = pa, *b = pb;
+    int c = strcmp(a->val, b->val);
+    return c ? c : a->pair < b->pair ? -1 : a->pair > b->pair;
+}
+
+/* A key given twice in one mapping: the last one wins, as Python's json and PyYAML (and so Hugging
+ * Face and the engines) read it. The earlier pairs are dropped from the tree, so that no walker can
+ * see a value the engine never uses, and each is named in a warning. Sorting makes this
+ * O(k log k) for k keys. */
+static void drop_duplicate_keys(builder *b, ynode *map, const char *path, diag_list *diags)
+{
+    size_t npairs = map->nkids / 2;
+    if (npairs < 2)
+        return;
+    key_ref *keys = xmalloc(npairs * sizeof *keys);
+    size_t nk = 0;
+    for (size_t i = 0; i < npairs; i++)
+        if (map->kids[2 * i]->kind == YN_SCALAR)
+            keys[nk++] = (key_ref){ map->kids[2 * i]->val, i };
+    qsort(keys, nk, sizeof *keys, cmp_key_ref);
+    bool *drop = NULL;
+    for (size_t k = 1; k < nk; k++) {
+        if (strcmp(keys[k].val, keys[k - 1].val) != 0)
+            continue;
+        if (!drop)
+            drop = xcalloc(npairs, sizeof *drop);
+        drop[keys[k - 1].pair] = true;
+        ypos first = ytree_pos(&b->st->src, map->kids[2 * keys[k - 1].pair]->start);
+        ypos last = ytree_pos(&b->st->src, map->kids[2 * keys[k].pair]->start);
+        diag_add(diags, DIAG_WARNING, path, first.line, first.col,
+                 "duplicate key '%s': the later one at %s:%u:%u is used (the last wins, as in Python's json "
+                 "and PyYAML)", keys[k].val, path, last.line, last.col);
+    }
+    if (drop) {
+        size_t w = 0;
+        for (size_t i = 0; i < npairs; i++)
+            if (!drop[i]) {
+                map->kids[w++] = map->kids[2 * i];
+                map->kids[w++] = map->kids[2 * i + 1];
+            }
+        if (map->nkids % 2)
+            map->kids[w++] = map->kids[map->nkids - 1];
+        map->nkids = w;
+    }
+    free(drop);
+    free(keys);
+}
+
 static void end_doc(builder *b)
 {
     while (b->depth)
@@ -268,8 +326,12 @@ static bool on_event(builder *b, const yaml_event_t *e, const char *path, diag_l
         break;
     case YAML_SEQUENCE_END_EVENT:
     case YAML_MAPPING_END_EVENT:
-        if (b->depth)
+        if (b->depth) {
+            ynode *done = b->stack[b->depth - 1].node;
             pop_frame(b, &e->end_mark);
+            if (done->kind == YN_MAP)
+                drop_duplicate_keys(b, done, path, diags);
+        }
         break;
     case YAML_SCALAR_EVENT:
         n = new_node(b, YN_SCALAR, e);

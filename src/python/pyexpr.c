@@ -158,6 +158,14 @@ static bool sum_only_compared(ev *e, TSNode n)
     return false;
 }
 
+static const kv_value *first_sentinel(const aval *x)
+{
+    for (size_t i = 0; i < x->n; i++)
+        if (x->vals[i].v.kind == VK_SENTINEL)
+            return &x->vals[i].v;
+    return &x->vals[0].v;
+}
+
 static aval eval_binary(ev *e, TSNode n)
 {
     TSNode ln = pe_fld(e, n, F_left), rn = pe_fld(e, n, F_right), on = pe_fld(e, n, F_operator);
@@ -211,8 +219,8 @@ static aval eval_binary(ev *e, TSNode n)
         const aval *s = ls ? &l : &r;
         const aval *o = ls ? &r : &l;
         bool compared = (ls || rs) && sum_only_compared(e, n);
-        if (ls && rs && !compared)
-            pe_emit_arith(e, ARITH_SENTINEL_SUM, n, &l.vals[0].v, &r.vals[0].v, &d);
+        if (ls && rs && !compared)  /* the operands' sentinels, not what a join listed first */
+            pe_emit_arith(e, ARITH_SENTINEL_SUM, n, first_sentinel(&l), first_sentinel(&r), &d);
         else if (!ls != !rs && o->other && !compared) {
             for (size_t i = 0; i < s->n; i++)
                 if (s->vals[i].v.kind == VK_SENTINEL) {

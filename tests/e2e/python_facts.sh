@@ -62,6 +62,11 @@ expect_query "torchapi: mask products stored, softmax-only and clamp bounds sile
     'sorted((s["path"], s["line"], [v["text"] for v in s["values"]]) for s in d["stores"])' \
     "[('torchapi/mask_products.py', 15, ['torch.finfo(self.dtype).min']), ('torchapi/mask_products.py', 20, ['torch.finfo(self.dtype).min']), ('torchapi/mask_products.py', 25, ['-1e9']), ('torchapi/mask_products.py', 29, ['float(\"-inf\")'])]"
 
+# A sum of two masks reports each side's sentinel, not the first value a where() join listed (0).
+expect_query "torchapi: where-joined mask plus padding mask is a sum of two sentinels" torchapi \
+    '[(a["line"], a["a"]["text"], a["b"]["text"]) for a in d["arithmetic"] if a["kind"] == "sentinel-sum"]' \
+    "[(17, 'torch.finfo(dtype).min', 'torch.finfo(dtype).min')]"
+
 # Sinks declared in .kvlint.yaml.
 facts sinks_user sinks_user --project sinks_user/.kvlint.yaml
 expect_status "sinks_user: exit" 0 $?

@@ -170,7 +170,9 @@ const char *py_name_family(const char *name, size_t n)
     static const char *const position[] = { "position", "positions", "pos", NULL };
     static const char *const token[] = { "token", "tokens", "input", NULL };
     static const char *const slot[] = { "slot", "slots", NULL };
-    if ((n == 9 && memcmp(name, "positions", 9) == 0) || (n == 8 && memcmp(name, "position", 8) == 0))
+    /* `positions` alone is vLLM's and SGLang's name for position ids; the singular `position` is as
+     * often a coordinate (a voxel grid's 3-D positions), so only its id-suffixed forms count */
+    if (n == 9 && memcmp(name, "positions", 9) == 0)
         return "position";
     if (!seg_in(name, n, idsuf))
         return NULL;

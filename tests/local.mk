@@ -39,3 +39,5 @@ TESTS += tests/e2e/check_layers.sh
 EXTRA_DIST += tests/e2e/check_layers.sh src/README.md
 TESTS += tests/e2e/ci_workflow.sh
 EXTRA_DIST += tests/e2e/ci_workflow.sh
+TESTS += tests/e2e/ci_recipes.sh
+EXTRA_DIST += tests/e2e/ci_recipes.sh

@@ -62,7 +62,8 @@ static bool read_entries(baseline *b, const ystream *st, const char *path, strbu
             .line = line ? atol(line) : 0,
         };
     }
-    qsort(b->v, b->n, sizeof *b->v, cmp_entry);
+    if (b->n)
+        qsort(b->v, b->n, sizeof *b->v, cmp_entry);
     return true;
 }
 
@@ -102,7 +103,7 @@ size_t baseline_filter(baseline *b, finding_list *l, report_fingerprint *fps)
     size_t k = 0;
     for (size_t i = 0; i < l->v.n; i++) {
         baseline_entry key = { .fingerprint = fps[i].text };
-        baseline_entry *hit = bsearch(&key, b->v, b->n, sizeof *b->v, cmp_entry);
+        baseline_entry *hit = b->n ? bsearch(&key, b->v, b->n, sizeof *b->v, cmp_entry) : NULL;
         if (hit) {
             hit->seen = true;
             continue;

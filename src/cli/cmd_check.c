@@ -438,8 +438,14 @@ static int check_main(int argc, char **argv, bool record_baseline)
     session_options so = { .focus = true };
     check_options co = { .record_baseline = record_baseline, .color = "auto", .fail_on = SEV_WARNING };
     int status = parse_args(argc, argv, &so, &co);
-    if (status < 0)
+    if (status < 0) {
+        if (co.output)
+            so.outputs[so.noutputs++] = co.output;
+        for (size_t i = 0; i < co.nout; i++)
+            if (co.out[i].path && so.noutputs < sizeof so.outputs / sizeof *so.outputs)
+                so.outputs[so.noutputs++] = co.out[i].path;
         status = run(argv + optind, (size_t)(argc - optind), &so, &co);
+    }
     common_free(&co.common);
     session_free(NULL, &so);
     return status;

@@ -251,7 +251,8 @@ bool git_diff_since(const char *top, const char *ref, git_diff *d, strbuf *why)
         sb_adds(why, "cannot read the output of git diff -U0");
         goto done;
     }
-    qsort(d->files, d->n, sizeof *d->files, cmp_file);
+    if (d->n)
+        qsort(d->files, d->n, sizeof *d->files, cmp_file);
     ok = true;
 done:
     sb_release(&spec);

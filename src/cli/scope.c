@@ -83,7 +83,7 @@ static bool is_given(const run_scope *s, const char *path)
     char *real = realpath(path, NULL);
     if (!real)
         return false;
-    bool hit = bsearch(&real, s->given, s->ngiven, sizeof *s->given, cmp_str) != NULL;
+    bool hit = s->ngiven && bsearch(&real, s->given, s->ngiven, sizeof *s->given, cmp_str) != NULL;
     free(real);
     return hit;
 }
@@ -190,7 +190,7 @@ bool scope_shows_path(const run_scope *s, const char *path)
     if (!s->focused || !path)
         return true;
     char *key = (char *)path;
-    return bsearch(&key, s->extra.paths, s->extra.n, sizeof *s->extra.paths, cmp_str) == NULL;
+    return !s->extra.n || bsearch(&key, s->extra.paths, s->extra.n, sizeof *s->extra.paths, cmp_str) == NULL;
 }
 
 void scope_filter(const run_scope *s, finding_list *l)

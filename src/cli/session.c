@@ -3,12 +3,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "util/fsutil.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 /* A size: digits and an optional K, M or G suffix, from 1 byte to FS_MAX_FILE_SIZE_LIMIT. No sign:
@@ -89,6 +91,55 @@ static bool whatif_dtype(const char *cmd, const char *opt, const char *name, boo
     return true;
 }
 
+/* Whether the report target is missing or holds a report kvlint wrote (JSON, Code Quality, a
+ * baseline): only those may be left out of the scan. Anything else stays an input, so that
+ * output_write() refuses to overwrite it. */
+static bool own_report(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return errno == ENOENT;
+    char head[4096];
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = '\0';
+    size_t k = strspn(head, " \t\r\n");
+    if (head[k] == '[' && head[k + 1 + strspn(head + k + 1, " \t\r\n")] == ']')
+        return true;   /* an empty Code Quality report */
+    return (strstr(head, "\"findings\"") && (strstr(head, "\"summary\"") || strstr(head, "\"tool\": \"kvlint\""))) ||
+           (head[0] == '[' && strstr(head, "\"check_name\"") && strstr(head, "\"fingerprint\""));
+}
+
+/* A report kvlint writes into the tree it scans (gl-code-quality.json) is not a config: leaving
+ * it out keeps a second run from reading the first one's report, and from refusing to replace it
+ * as "one of the files this run read". */
+static void exclude_outputs(kv_project *p, const session_options *o)
+{
+    if (!p->root_real)
+        return;
+    size_t n = strlen(p->root_real);
+    for (size_t i = 0; i < o->noutputs; i++) {
+        const char *path = o->outputs[i];
+        if (!own_report(path))
+            continue;
+        const char *slash = strrchr(path, '/');
+        char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+        char *real = realpath(dir, NULL);
+        free(dir);
+        if (!real)
+            continue;
+        const char *base = slash ? slash + 1 : path;
+        const char *rel = !strcmp(real, p->root_real) ? "" : !strncmp(real, p->root_real, n) && real[n] == '/' ? real + n + 1 : NULL;
+        if (rel && *base && !strpbrk(base, "*?[")) {
+            strbuf g = STRBUF_INIT;
+            sb_addf(&g, "%s%s%s", rel, *rel ? "/" : "", base);
+            ARENA_PUSH(p->arena, p->exclude, arena_strdup(p->arena, sb_str(&g)));
+            sb_release(&g);
+        }
+        free(real);
+    }
+}
+
 session *session_open(const char *cmd, char *const *paths, size_t npaths, const session_options *o)
 {
     session *s = xcalloc(1, sizeof *s);
@@ -116,6 +167,7 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
         s->project->rocm = true;
     ro.rocm = s->project->rocm;
 
+    exclude_outputs(s->project, o);
     if (o->focus)
         scope_plan(&s->scope, paths, npaths, s->project, o->nconfigs || o->model_config);
     size_t nextra = o->nconfigs + (o->model_config ? 1 : 0) + s->scope.extra.n;

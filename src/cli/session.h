@@ -25,6 +25,8 @@ typedef struct session_options {
     const char *whatif_kv;         /* --kv-cache-dtype D */
     const char *whatif_model;      /* --dtype D */
     bool focus;                    /* named files only: read their context, report what involves them (scope.h) */
+    const char *outputs[10];       /* report files this run writes: never read as inputs */
+    size_t noutputs;
 } session_options;
 
 typedef struct session {

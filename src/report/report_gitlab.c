@@ -71,7 +71,6 @@ void report_gitlab(FILE *out, const report_input *in)
     }
     json_array_end(&w);
     fputs(sb_str(&sb), out);
-    fputc('\n', out);
     sb_release(&sb);
     sb_release(&desc);
     free(fps);

@@ -62,9 +62,10 @@ bool py_is_cast_method(const py_state *st, const char *s, size_t n)
 
 /* Besides the API's tensor words (torch.tsv's `context` column): the names the evaluator reads as
  * dtypes or masks (`dtype`, `*mask*`), `Tensor` in annotations, and the id families. */
-bool py_is_tensor_word(const py_state *st, const char *s, size_t n)
+/* The names (not API words) that make tensor context. */
+static bool tensor_name(const char *s, size_t n)
 {
-    if (pt_word_of(st ? st->torch : NULL, s, n).tensor_ctx || py_name_family(s, n))
+    if (py_name_family(s, n))
         return true;
     if (n == 5 && memcmp(s, "dtype", 5) == 0)
         return true;
@@ -72,6 +73,11 @@ bool py_is_tensor_word(const py_state *st, const char *s, size_t n)
         if (memcmp(s + i, "mask", 4) == 0 || (i + 6 <= n && memcmp(s + i, "Tensor", 6) == 0))
             return true;
     return false;
+}
+
+bool py_is_tensor_word(const py_state *st, const char *s, size_t n)
+{
+    return pt_word_of(st ? st->torch : NULL, s, n).tensor_ctx || tensor_name(s, n);
 }
 
 bool py_is_int_source(const py_state *st, const char *s, size_t n)
@@ -409,7 +415,7 @@ bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, s
                 cast = tensor = true;
             if (pw.int_source || py_name_family(w, n))
                 int_source = true;
-            if (!tensor && (pw.tensor_ctx || py_is_tensor_word(st, w, n)))
+            if (!tensor && (pw.tensor_ctx || tensor_name(w, n)))
                 tensor = true;
             break;
         }

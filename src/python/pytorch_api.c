@@ -1,8 +1,9 @@
 /*
  * pytorch_api.c: load grammars/python/torch.tsv into a read-only table (see pytorch_api.h).
  *
- * Rows are kept sorted by name, so a lookup is a binary search: the prefilter asks about every
- * word of every file, and a linear scan of ~200 names would cost more than the lexing. Several
+ * Rows are kept sorted by name and hashed by name: the prefilter asks about every word of every
+ * file, so a word costs one FNV-1a hash and one compare (a linear scan of ~200 names would cost
+ * more than the lexing). Several
  * rows may share a name when they differ in `on` (torch.where and x.where take their arguments
  * differently). Parsing validates every column against its vocabulary and rejects the line with a
  * diagnostic otherwise; nothing here guesses.
@@ -10,6 +11,7 @@
  */
 #include "python/pytorch_api.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +21,64 @@
 
 enum { TORCH_MAX_BYTES = 1 << 20, NCOLS = 9 };
 
+/* A word's slot in the hash: its first row (rows of one name are adjacent) and the prefilter's
+ * view of all of them, so that a word costs one hash and one compare. */
+typedef struct slot {
+    const char *name;   /* NULL: empty */
+    size_t len;
+    size_t first;       /* index of the first row with this name */
+    pt_word word;
+} slot;
+
 struct pt_api {
     kv_arena *arena;
     pt_entry *v;   /* sorted by name */
     size_t n;
+    slot *slots;   /* open addressing, a power of two at least twice the number of names */
+    size_t nslots;
 };
+
+static uint32_t hash_n(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static const slot *find_slot(const pt_api *api, const char *s, size_t n)
+{
+    if (!api || !api->nslots)
+        return NULL;
+    for (size_t i = hash_n(s, n) & (api->nslots - 1);; i = (i + 1) & (api->nslots - 1)) {
+        const slot *sl = &api->slots[i];
+        if (!sl->name)
+            return NULL;
+        if (sl->len == n && memcmp(sl->name, s, n) == 0)
+            return sl;
+    }
+}
+
+static void build_slots(pt_api *api)
+{
+    api->nslots = 16;
+    while (api->nslots < 2 * api->n)
+        api->nslots *= 2;
+    api->slots = arena_zalloc(api->arena, api->nslots * sizeof *api->slots);
+    for (size_t i = 0; i < api->n; i++) {
+        const pt_entry *e = &api->v[i];
+        size_t len = strlen(e->name);
+        size_t k = hash_n(e->name, len) & (api->nslots - 1);
+        while (api->slots[k].name && strcmp(api->slots[k].name, e->name) != 0)
+            k = (k + 1) & (api->nslots - 1);
+        slot *sl = &api->slots[k];
+        if (!sl->name)
+            *sl = (slot){ e->name, len, i, { false, false, false } };
+        sl->word.tensor_ctx |= e->tensor_ctx;
+        sl->word.int_source |= e->int_source;
+        sl->word.cast |= e->cast_ctx;
+    }
+}
 
 typedef struct word { const char *s; unsigned x; } word;
 
@@ -209,6 +264,7 @@ pt_api *pt_api_parse(const char *text, size_t len, const char *path, diag_list *
     api->n = rows.n;
     if (api->n)
         qsort(api->v, api->n, sizeof *api->v, by_name);
+    build_slots(api);
     return api;
 }
 
@@ -237,31 +293,10 @@ void pt_api_free(pt_api *api)
     free(api);
 }
 
-static int cmp_n(const char *name, const char *s, size_t n)
-{
-    int c = strncmp(name, s, n);
-    return c ? c : (name[n] != '\0');
-}
-
-/* Index of the first row named s, or api->n. */
-static size_t first_named(const pt_api *api, const char *s, size_t n)
-{
-    size_t lo = 0, hi = api->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cmp_n(api->v[mid].name, s, n) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < api->n && cmp_n(api->v[lo].name, s, n) == 0 ? lo : api->n;
-}
-
 const pt_entry *pt_lookup(const pt_api *api, unsigned on, const char *name, size_t n)
 {
-    if (!api || !name)
-        return NULL;
-    for (size_t i = first_named(api, name, n); i < api->n && cmp_n(api->v[i].name, name, n) == 0; i++)
+    const slot *sl = name ? find_slot(api, name, n) : NULL;
+    for (size_t i = sl ? sl->first : 0; sl && i < api->n && strcmp(api->v[i].name, sl->name) == 0; i++)
         if (api->v[i].on & on)
             return &api->v[i];
     return NULL;
@@ -269,16 +304,8 @@ const pt_entry *pt_lookup(const pt_api *api, unsigned on, const char *name, size
 
 pt_word pt_word_of(const pt_api *api, const char *s, size_t n)
 {
-    pt_word w = { false, false, false };
-    if (!api)
-        return w;
-    for (size_t i = first_named(api, s, n); i < api->n && cmp_n(api->v[i].name, s, n) == 0; i++) {
-        const pt_entry *e = &api->v[i];
-        w.tensor_ctx |= e->tensor_ctx;
-        w.int_source |= e->int_source;
-        w.cast |= e->cast_ctx;
-    }
-    return w;
+    const slot *sl = find_slot(api, s, n);
+    return sl ? sl->word : (pt_word){ false, false, false };
 }
 
 int pt_int_bits(const pt_entry *e, bool *is_unsigned)

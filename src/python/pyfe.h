@@ -208,6 +208,11 @@ const unsigned char *py_node_kinds(kv_arena *a, uint32_t *n);
 
 /* ---- analysis (pystmt.c; the evaluator's files share pyeval.h) ---- */
 
+/* Deepest bracket nesting of a Python text (pynest.c), and the line where it is first reached.
+ * Files deeper than PY_MAX_BRACKET_DEPTH are not parsed: libtree-sitter 0.20.7 aborts on 65,533. */
+enum { PY_MAX_BRACKET_DEPTH = 4096 };
+size_t py_bracket_depth(const char *data, size_t len, uint32_t *line);
+
 /* Parse and evaluate one file into out, without the prefilter. */
 void py_analyze_file(const char *path, const char *data, size_t len, const fe_context *ctx, file_facts *out);
 

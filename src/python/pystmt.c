@@ -377,27 +377,44 @@ static void analyse_queue(ev *e)
 /* Where to point a syntax-error note: the first ERROR or MISSING node in document order; inside an
  * ERROR whose children are all intact (tree-sitter wrapped whole statements), the first child
  * that is not a complete statement. */
+static bool whole_statement(TSNode c)
+{
+    const char *t = ts_node_type(c);
+    size_t l = strlen(t);
+    return (l > 10 && strcmp(t + l - 10, "_statement") == 0) || (l > 11 && strcmp(t + l - 11, "_definition") == 0) ||
+           strcmp(t, "comment") == 0;
+}
+
+/* The first child of n with an error (want_error), or the first that is not a whole statement;
+ * a null node if none. A cursor walks the children: ts_node_child(n, i) restarts from the first
+ * child every time, which made this quadratic in the width of an ERROR node. */
+static TSNode first_child(TSNode n, bool want_error)
+{
+    TSNode found = { 0 };
+    TSTreeCursor cur = ts_tree_cursor_new(n);
+    if (ts_tree_cursor_goto_first_child(&cur))
+        do {
+            TSNode c = ts_tree_cursor_current_node(&cur);
+            if (want_error ? ts_node_has_error(c) : !whole_statement(c)) {
+                found = c;
+                break;
+            }
+        } while (ts_tree_cursor_goto_next_sibling(&cur));
+    ts_tree_cursor_delete(&cur);
+    return found;
+}
+
 static TSNode first_error(TSNode n, int depth)
 {
-    if (depth > MAX_DEPTH)
-        return n;
-    if (ts_node_is_missing(n))
-        return n;
-    uint32_t k = ts_node_child_count(n);
-    for (uint32_t i = 0; i < k; i++) {
-        TSNode c = ts_node_child(n, i);
-        if (ts_node_has_error(c))
-            return first_error(c, depth + 1);
-    }
-    if (pe_is(n, "ERROR"))
-        for (uint32_t i = 0; i < k; i++) {
-            TSNode c = ts_node_child(n, i);
-            const char *t = ts_node_type(c);
-            size_t l = strlen(t);
-            if (!(l > 10 && strcmp(t + l - 10, "_statement") == 0) && !(l > 11 && strcmp(t + l - 11, "_definition") == 0)
-                && strcmp(t, "comment") != 0)
+    for (; depth <= MAX_DEPTH && !ts_node_is_missing(n); depth++) {
+        TSNode c = first_child(n, true);
+        if (ts_node_is_null(c)) {
+            if (pe_is(n, "ERROR") && !ts_node_is_null(c = first_child(n, false)))
                 return c;
+            return n;
         }
+        n = c;
+    }
     return n;
 }
 
@@ -413,6 +430,15 @@ void py_analyze_file(const char *path, const char *data, size_t len, const fe_co
     (void)path;
     if (len > UINT32_MAX)
         return;
+    uint32_t deep_line;
+    size_t depth = py_bracket_depth(data, len, &deep_line);
+    if (depth > PY_MAX_BRACKET_DEPTH) {
+        diag_limit(&out->diags, DIAG_NOTE, out->path, deep_line, 0,
+                   "brackets nested %zu deep (the limit is %d; CPython stops at 200): the file is not parsed",
+                   depth, PY_MAX_BRACKET_DEPTH);
+        out->skipped = true;
+        return;
+    }
     TSParser *parser = ts_parser_new();
     if (!parser || !ts_parser_set_language(parser, tree_sitter_python())) {
         diag_add(&out->diags, DIAG_ERROR, out->path, 0, 0, "cannot load the tree-sitter-python grammar");

@@ -141,7 +141,7 @@ d = sys.argv[1]
 n = 20000
 with open(d + "/deep.py", "w") as f:
     f.write("import torch\nMASK = -1e9\n")
-    f.write("x = " + "(" * n + "MASK" + ")" * n + "\n")
+    f.write("x = " + "(" * 3000 + "MASK" + ")" * 3000 + "\n")  # under the 4096 bracket limit (python_limits.sh)
     f.write("y = " + " + ".join(["MASK"] * n) + "\n")
     f.write("z = " + "[" * 3000 + "]" * 3000 + "\n")
     f.write("k = torch.full((2,), x, dtype=torch.float16)\n")

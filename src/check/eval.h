@@ -79,6 +79,10 @@ enum { MAX_PATHS = 3 };
  * engine uses. Returns the number of paths filled (0 when kv is not modelled). */
 size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, bool rocm, double x,
                    path_result out[MAX_PATHS]);
+/* The one path of a store that converts in the code (a C++/CUDA store: store_fact.conv), labelled
+ * with the conversion as written; the value is a float register, not a model-dtype tensor. */
+size_t store_path_coded(const char *api, bool saturating, kvn_dtype kv, double x, kv_arena *a,
+                        path_result out[MAX_PATHS]);
 /* x as a value of dtype d by a PyTorch tensor cast (NaN if d is not an element/scaled dtype). */
 kvn_result cast_to_dtype(kvn_dtype d, double x);
 /* Format a number as messages show it: "-1e9" style when short, else %.17g shortest. */

@@ -51,6 +51,8 @@ static const kv_value *first_special_store(const ectx *c, const kv_loc **sink)
     for (size_t fi = 0; fi < c->nfiles; fi++)
         for (size_t k = 0; k < c->files[fi]->stores.n; k++) {
             const store_fact *s = &c->files[fi]->stores.v[k];
+            if (s->cache_dtype.kind == DREF_CONCRETE)
+                continue; /* the code fixes its dtype: no deployment needed */
             for (size_t vi = 0; vi < s->nvalues; vi++)
                 if (ev_wants_value(c->r, &s->values[vi])) {
                     *sink = &s->loc;

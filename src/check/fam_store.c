@@ -80,8 +80,12 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
 {
     kv_arena *a = c->out->arena;
     const char *engine = ev_engine(d, s->engine);
+    /* A C++/CUDA store converts in the code (s->conv), into a dtype the code may fix itself. */
+    bool coded = s->conv != CONV_ENGINE, fixed = s->cache_dtype.kind == DREF_CONCRETE;
+    kvn_dtype kv = fixed ? s->cache_dtype.dtype : d->kv.dtype;
     path_result p[MAX_PATHS];
-    size_t n = store_paths(engine, d->kv.dtype, d->model.dtype, d->rocm, x, p);
+    size_t n = coded ? store_path_coded(s->conv_api, s->conv == CONV_SATURATING, kv, x, a, p)
+                     : store_paths(engine, kv, d->model.dtype, d->rocm, x, p);
     path_result hit[MAX_PATHS];
     size_t nhit = 0;
     for (size_t i = 0; i < n; i++) {
@@ -100,23 +104,25 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
     const char *vt = ev_value_text(a, v, x);
     vars vs = {0};
     ev_var(&vs, "value", vt);
-    kvn_result in_model = cast_to_dtype(d->model.dtype, x);
+    kvn_result in_model = coded ? (kvn_result){ x, KVN_EXACT } : cast_to_dtype(d->model.dtype, x);
     if (isinf(in_model.stored) && !isinf(x))
-        ev_var(&vs, "dtype", arena_printf(a, "%s; it is already %s in the %s model dtype", ev_dtype_name(d->kv.dtype),
+        ev_var(&vs, "dtype", arena_printf(a, "%s; it is already %s in the %s model dtype", ev_dtype_name(kv),
                                            ev_num(a, in_model.stored), ev_dtype_name(d->model.dtype)));
     else
-        ev_var(&vs, "dtype", ev_dtype_name(d->kv.dtype));
+        ev_var(&vs, "dtype", ev_dtype_name(kv));
     ev_var(&vs, "model_dtype", ev_dtype_name(d->model.dtype));
-    ev_var(&vs, "declared", ev_declared(a, &d->kv));
+    ev_var(&vs, "declared", fixed ? arena_printf(a, "the element type of %s in the code", s->sink ? s->sink : "the cache")
+                                  : ev_declared(a, &d->kv));
     ev_var(&vs, "stored", ev_stored_text(a, p, n));
     ev_var(&vs, "consequence", consequence(a, worst_outcome(hit, nhit, c->r), s->operand, p, n, vt));
     ev_var(&vs, "sink", s->sink ? s->sink : "the cache");
     ev_var(&vs, "operand", operand_name(s->operand));
     ev_var(&vs, "readback", ev_num(a, p[0].stored));
-    draft f = { .loc = ev_origin(v, &s->loc), .value = vt, .dtype = ev_dtype_name(d->kv.dtype), .stored = p,
-                .nstored = n, .dtype_from = &d->kv, .flow = v, .dep = d };
+    draft f = { .loc = ev_origin(v, &s->loc), .value = vt, .dtype = ev_dtype_name(kv), .stored = p,
+                .nstored = n, .dtype_from = fixed ? NULL : &d->kv,
+                .code_dtype_loc = fixed ? &s->cache_dtype.loc : NULL, .flow = v, .dep = d };
     ev_related(&f, &s->loc, sink_note(a, s));
-    if (d->kv.decl)
+    if (d->kv.decl && !fixed)
         ev_related(&f, &d->kv.decl->loc, arena_printf(a, "KV-cache dtype %s declared here", ev_dtype_name(d->kv.dtype)));
     if (d->model.decl && ev_wants_outcome(c->r, OUTC_REINTERPRETED))
         ev_related(&f, &d->model.decl->loc, arena_printf(a, "model dtype %s declared here", ev_dtype_name(d->model.dtype)));
@@ -137,7 +143,9 @@ void fam_store_value(ectx *c)
                 const kv_value *v = &s->values[vi];
                 if (!ev_wants_value(c->r, v))
                     continue;
-                for (size_t di = 0; di < c->deps->n; di++) {
+                /* A dtype the code fixes is the same under every deployment: judged once. */
+                size_t ndeps = s->cache_dtype.kind == DREF_CONCRETE && c->deps->n ? 1 : c->deps->n;
+                for (size_t di = 0; di < ndeps; di++) {
                     const deployment *d = &c->deps->v[di];
                     double pts[2];
                     size_t np = ev_value_points(v, d, pts);

@@ -111,6 +111,17 @@ size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, bool rocm,
     return n;
 }
 
+size_t store_path_coded(const char *api, bool saturating, kvn_dtype kv, double x, kv_arena *a,
+                        path_result out[MAX_PATHS])
+{
+    const kvn_dtype_info *di = kvn_dtype_get(kv);
+    if (!di || di->kind == KVN_KIND_AUTO || di->kind == KVN_KIND_UNMODELLED)
+        return 0;
+    const char *label = arena_printf(a, "%s (%s)", api ? api : "the kernel's conversion",
+                                     saturating ? "saturating" : "non-saturating");
+    return add_path(out, 0, label, kv, x, (kvn_result){ x, KVN_EXACT }, saturating ? KVN_SATURATE : KVN_NONSATURATE);
+}
+
 void format_value(char *buf, size_t n, double x)
 {
     if (isnan(x)) {

@@ -5,7 +5,6 @@
  */
 #include "config.h"
 
-#include <clang-c/Index.h>
 #include <stdbool.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -58,9 +57,6 @@ static void print_version(void)
         if (*buf)
             printf("%s\n", buf);
     }
-    CXString cv = clang_getClangVersion();
-    printf("libclang: %s\n", clang_getCString(cv));
-    clang_disposeString(cv);
 }
 
 int usage_error(const char *cmd, const char *fmt, ...)

@@ -72,6 +72,7 @@ int session_option(session_options *o, int c, const char *arg, const char *cmd)
         return 1;
     case 0x105: o->whatif_kv = arg; return 1;
     case 0x106: o->whatif_model = arg; return 1;
+    case 0x107: o->compile_commands = arg; return 1;
     default: return 0;
     }
 }
@@ -186,6 +187,7 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
         .extra_files = extra,
         .nextra = nextra,
         .with_deployments = true,
+        .compile_commands = o->compile_commands ? o->compile_commands : s->project->compile_commands,
     };
     s->scan = scan_paths((const char *const *)paths, npaths, &so);
     free(extra);

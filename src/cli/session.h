@@ -27,6 +27,7 @@ typedef struct session_options {
     bool focus;                    /* named files only: read their context, report what involves them (scope.h) */
     const char *outputs[10];       /* report files this run writes: never read as inputs */
     size_t noutputs;
+    const char *compile_commands;  /* --compile-commands FILE */
 } session_options;
 
 typedef struct session {
@@ -47,7 +48,8 @@ typedef struct session {
     { "model-config", required_argument, NULL, 0x103 },               \
     { "platform", required_argument, NULL, 0x104 },                   \
     { "kv-cache-dtype", required_argument, NULL, 0x105 },             \
-    { "dtype", required_argument, NULL, 0x106 }
+    { "dtype", required_argument, NULL, 0x106 },                     \
+    { "compile-commands", required_argument, NULL, 0x107 }
 
 #define SESSION_OPTIONS_HELP                                                                      \
     "  -j, --jobs N            worker threads (default: number of CPUs)\n"                         \
@@ -57,7 +59,9 @@ typedef struct session {
     "      --model-config FILE the checkpoint's config.json (for auto dtypes and id ranges)\n"  \
     "      --platform P        cuda (default) or rocm (fp8 means fp8_e4m3fnuz)\n"               \
     "      --kv-cache-dtype D  what-if: replace every declared KV-cache dtype with D\n"          \
-    "      --dtype D           what-if: replace every declared model dtype with D\n"
+    "      --dtype D           what-if: replace every declared model dtype with D\n"           \
+    "      --compile-commands FILE  compile_commands.json for C/C++/CUDA sources (default:\n"    \
+    "                          the scanned root's or its build/'s, else default flags)\n"
 
 /* Handle one getopt result if it is a session option. Returns 1 if handled, 0 if not ours,
  * -1 on a bad value (message printed). */

@@ -295,9 +295,17 @@ static void load_key(loader *l, const ynode *k, const ynode *v)
                 s ? "max_file_size: expected a size from 1 byte to 4G-1 such as 8M, not '%s'"
                   : "max_file_size: expected a size from 1 byte to 4G-1 such as 8M, not %s",
                 s ? s : "a list or mapping");
+    } else if (!strcmp(name, "compile_commands")) {
+        const char *s = yscalar(v);
+        if (s && *s)
+            l->p->compile_commands = s[0] == '/' || !strcmp(l->p->root, ".")
+                                         ? arena_strdup(l->p->arena, s)
+                                         : arena_printf(l->p->arena, "%s/%s", l->p->root, s);
+        else
+            err(l, v ? v : k, "%s", "compile_commands: expected the path of a compile_commands.json");
     } else {
         err(l, k, "unknown key '%s' (known: include, exclude, sinks, ranges, assume, deployments, code, "
-                  "model_config, platform, rules, max_file_size)", name);
+                  "model_config, platform, rules, max_file_size, compile_commands)", name);
     }
 }
 

@@ -47,6 +47,7 @@ typedef struct kv_project {
     ARENA_VEC(const char *) select;      /* rule ids to run (empty: all) */
     ARENA_VEC(const char *) ignore;      /* rule ids to skip */
     size_t max_file_size;                /* bytes; default 8 MiB */
+    const char *compile_commands;        /* `compile_commands: FILE`, joined to root; NULL when not set */
     const char *root_real;               /* realpath of root, or NULL if it cannot be resolved */
 } kv_project;
 

@@ -52,6 +52,16 @@ const char *sink_family_name(sink_family f)
     return "direct";
 }
 
+const char *store_conv_name(store_conv c)
+{
+    switch (c) {
+    case CONV_ENGINE: return "engine";
+    case CONV_NONSATURATING: return "non-saturating";
+    case CONV_SATURATING: return "saturating";
+    }
+    return "?";
+}
+
 const char *operand_name(kv_operand o)
 {
     switch (o) {

@@ -105,6 +105,15 @@ typedef enum sink_family {
 
 typedef enum kv_operand { OPERAND_KEY, OPERAND_VALUE, OPERAND_KV } kv_operand;
 
+/* How the stored value becomes cache bytes. Python stores leave it to the engine's writers
+ * (check/paths.c); a C++/CUDA store converts in the code itself and says how. */
+typedef enum store_conv {
+    CONV_ENGINE,         /* the engine's conversion paths */
+    CONV_NONSATURATING,  /* IEEE-style: out of range -> +-inf, NaN in formats without inf
+                            (assignment, static_cast<cache_t>, __float2half, __float2bfloat16) */
+    CONV_SATURATING      /* clamps to +-max (__NV_SATFINITE, fp8::scaled_convert, __nv_fp8_e4m3(float)) */
+} store_conv;
+
 typedef struct store_fact {
     kv_loc loc;               /* the sink call or subscript store */
     sink_family family;
@@ -115,6 +124,10 @@ typedef struct store_fact {
     const kv_value *values;   /* every known value the tensor may hold */
     size_t nvalues;
     bool shares_block;        /* the tensor also holds other values (so a block or tensor scale is shared) */
+    store_conv conv;          /* CONV_ENGINE for every Python store */
+    const char *conv_api;     /* the conversion as written ("__float2half", "static_cast<cache_t>"), or NULL */
+    dtype_ref cache_dtype;    /* DREF_CONCRETE: the code fixes the cache's element type (a __half* cache);
+                                 anything else: the deployment's KV-cache dtype */
 } store_fact;
 
 typedef enum construction_kind {
@@ -209,6 +222,7 @@ kv_loc kv_loc_make(const char *path, uint32_t line, uint32_t col, uint32_t end_l
 const char *value_kind_name(value_kind k);
 const char *sink_family_name(sink_family f);
 const char *operand_name(kv_operand o);
+const char *store_conv_name(store_conv c);
 const char *construction_kind_name(construction_kind k);
 const char *arith_kind_name(arith_kind k);
 const char *decl_key_name(decl_key k);

@@ -102,6 +102,12 @@ void json_store_fact(json_writer *w, const store_fact *s)
     json_kv_string(w, "operand", operand_name(s->operand));
     json_kv_string(w, "tensor", s->tensor);
     json_kv_bool(w, "shares_block", s->shares_block);
+    if (s->conv != CONV_ENGINE) {  /* C/C++ stores only: Python facts keep their shape */
+        json_kv_string(w, "conversion", store_conv_name(s->conv));
+        json_kv_string(w, "conversion_api", s->conv_api);
+        json_kv_string(w, "cache_dtype", s->cache_dtype.kind == DREF_CONCRETE ? kvn_dtype_get(s->cache_dtype.dtype)->name
+                                                                                : "kv-cache dtype");
+    }
     json_key(w, "values");
     json_array_begin(w);
     for (size_t i = 0; i < s->nvalues; i++)

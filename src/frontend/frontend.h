@@ -105,5 +105,6 @@ bool kv_frontends_selfcheck(char *why, size_t n);
 
 extern const frontend python_frontend;
 extern const frontend config_frontend;
+extern const frontend cxx_frontend;
 
 #endif

@@ -12,6 +12,7 @@ const char FE_CLAIM_BY_CONTENT[] = "?";
 const frontend *const kv_frontends[] = {
     &python_frontend,
     &config_frontend,
+    &cxx_frontend,
     NULL,
 };
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "scan/compdb.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 
@@ -25,6 +26,7 @@ typedef struct slot {
     const frontend *fe;
     const char *lang;          /* the front end's claim; FE_CLAIM_BY_CONTENT until the file is read */
     bool unclaimed;            /* claimed by content, then refused: not part of the result */
+    const compdb_entry *compile;  /* its compile_commands.json entry, or NULL */
     char *data;
     size_t len;
     file_facts *facts;
@@ -57,7 +59,15 @@ int scan_default_jobs(void)
 
 static fe_source source_of(const slot *s)
 {
-    return (fe_source){ .path = s->path, .data = s->data, .len = s->len, .lang = s->lang };
+    /* The path lives as long as the facts (the discovery list is freed when the scan ends). */
+    fe_source src = { .path = s->facts->path, .data = s->data, .len = s->len, .lang = s->lang };
+    if (s->compile) {
+        src.args = s->compile->args;
+        src.nargs = s->compile->nargs;
+        src.directory = s->compile->directory;
+        src.from_database = true;
+    }
+    return src;
 }
 
 static void read_one(pool *p, slot *s)
@@ -197,6 +207,33 @@ static void add_deployment_files(const kv_project *proj, fs_list *files, diag_li
     arena_free(tmp);
 }
 
+/* The compilation database of the run (--compile-commands, else the first scanned root that has
+ * one), attached to every source of a front end that compiles. Says once when there is none. */
+static compdb *attach_compile_args(slot *slots, size_t n, const char *const *paths, size_t npaths,
+                                   const scan_options *opt, scan_result *r)
+{
+    bool wanted = false;
+    for (size_t i = 0; i < n && !wanted; i++)
+        wanted = slots[i].fe->wants_compile_args;
+    if (!wanted)
+        return NULL;
+    char *path = opt->compile_commands ? xstrdup(opt->compile_commands) : NULL;
+    for (size_t i = 0; !path && i < npaths; i++)
+        path = compdb_discover(paths[i]);
+    if (!path) {
+        diag_add(&r->diags, DIAG_NOTE, npaths ? paths[0] : ".", 0, 0,
+                 "no compile_commands.json at the scanned root or its build/ (--compile-commands FILE): "
+                 "C, C++ and CUDA sources are parsed with default flags");
+        return NULL;
+    }
+    compdb *db = compdb_load(path, &r->diags);
+    free(path);
+    for (size_t i = 0; db && i < n; i++)
+        if (slots[i].fe->wants_compile_args)
+            slots[i].compile = compdb_find(db, slots[i].path);
+    return db;
+}
+
 static int cmp_slot(const void *a, const void *b)
 {
     return strcmp(((const slot *)a)->path, ((const slot *)b)->path);
@@ -235,6 +272,7 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
         n++;
     }
     qsort(slots, n, sizeof *slots, cmp_slot);
+    compdb *db = attach_compile_args(slots, n, paths, npaths, opt, r);
 
     size_t nfe = kv_frontend_count();
     pool p = {
@@ -306,6 +344,7 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
     free(p.indexes);
     free(p.nindexes);
     free(slots);
+    compdb_free(db);
     fs_list_free(&files);
     return r;
 }

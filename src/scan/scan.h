@@ -23,6 +23,7 @@ typedef struct scan_options {
     const char *const *extra_files;/* files scanned in addition (--config, --model-config), may be NULL */
     size_t nextra;
     bool with_deployments;         /* also scan the project's `deployments:` globs */
+    const char *compile_commands;  /* --compile-commands FILE, else NULL: found at a scanned root */
 } scan_options;
 
 typedef struct scan_stats {

@@ -1,0 +1,187 @@
+/*
+ * cxxdata.c: the C/C++/CUDA front end's knowledge, read once before the threads start
+ * (grammars/cxx/cxx.tsv, and the `cache` patterns of grammars/python/sinks.tsv so that both front
+ * ends name caches alike). Read-only afterwards. It knows no syntax.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cxx/cxxfe.h"
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+
+enum { TABLE_MAX_BYTES = 1 << 20, MAX_FIELDS = 9 };
+
+static size_t split_tabs(char *line, char **f)
+{
+    size_t n = 0;
+    for (char *p = line; n < MAX_FIELDS;) {
+        f[n++] = p;
+        char *tab = strchr(p, '\t');
+        if (!tab)
+            break;
+        *tab = '\0';
+        p = tab + 1;
+    }
+    return n;
+}
+
+static bool parse_conv(cxx_state *st, char **f, size_t n, bool with_sat, cxx_conv *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n < (with_sat ? 4u : 3u))
+        return false;
+    out->name = arena_strdup(st->arena, f[1]);
+    if (strcmp(f[2], "kv") == 0) {
+        out->dt_kind = CXD_KV;
+    } else if (strcmp(f[2], "fp8-arg") == 0) {
+        out->dt_kind = CXD_FP8_ARG;
+    } else {
+        out->dtype = kvn_dtype_parse(f[2], false);
+        if (out->dtype == KVN_DTYPE_INVALID)
+            return false;
+    }
+    if (!with_sat)
+        return true;
+    if (strcmp(f[3], "saturating") == 0)
+        out->sat = CXS_SAT;
+    else if (strcmp(f[3], "non-saturating") == 0)
+        out->sat = CXS_NONSAT;
+    else if (strcmp(f[3], "satfinite-arg") == 0)
+        out->sat = CXS_SATFINITE_ARG;
+    else
+        return false;
+    return true;
+}
+
+static bool parse_line(cxx_state *st, char *line, bool cache_only)
+{
+    char *f[MAX_FIELDS];
+    size_t n = split_tabs(line, f);
+    kv_arena *a = st->arena;
+    cxx_conv c;
+    if (n >= 2 && strcmp(f[0], "cache") == 0) {
+        ARENA_PUSH(a, st->cache_names, arena_strdup(a, f[1]));
+        return true;
+    }
+    if (cache_only)
+        return true;
+    if (n < 2)
+        return false;
+    if (strcmp(f[0], "type") == 0 && parse_conv(st, f, n, true, &c))
+        ARENA_PUSH(a, st->types, c);
+    else if (strcmp(f[0], "convert") == 0 && parse_conv(st, f, n, true, &c))
+        ARENA_PUSH(a, st->converts, c);
+    else if (strcmp(f[0], "bits") == 0 && parse_conv(st, f, n, false, &c))
+        ARENA_PUSH(a, st->bits, c);
+    else if (strcmp(f[0], "clamp") == 0 && n >= 3 && (!strcmp(f[2], "min") || !strcmp(f[2], "max"))) {
+        if (f[2][1] == 'i')
+            ARENA_PUSH(a, st->clamp_min, arena_strdup(a, f[1]));
+        else
+            ARENA_PUSH(a, st->clamp_max, arena_strdup(a, f[1]));
+    } else if (strcmp(f[0], "limits") == 0)
+        ARENA_PUSH(a, st->limits, arena_strdup(a, f[1]));
+    else if (strcmp(f[0], "sentinel") == 0)
+        ARENA_PUSH(a, st->sentinels, arena_strdup(a, f[1]));
+    else
+        return false;
+    return true;
+}
+
+static void load_table(cxx_state *st, const char *path, bool cache_only, diag_list *diags)
+{
+    char *data;
+    size_t len;
+    const char *err = NULL;
+    if (fs_read_file(path, TABLE_MAX_BYTES, &data, &len, &err) != FS_OK) {
+        diag_add(diags, DIAG_ERROR, path, 0, 0, "cannot read the C/C++ front end's table: %s", err ? err : "too large");
+        return;
+    }
+    uint32_t lineno = 0;
+    for (char *p = data, *nl; p && *p; p = nl ? nl + 1 : NULL) {
+        nl = strchr(p, '\n');
+        if (nl)
+            *nl = '\0';
+        lineno++;
+        size_t l = strlen(p);
+        if (l && p[l - 1] == '\r')
+            p[l - 1] = '\0';
+        if (*p == '#' || *p == '\0')
+            continue;
+        if (!parse_line(st, p, cache_only))
+            diag_add(diags, DIAG_WARNING, path, lineno, 1, "malformed line ignored");
+    }
+    free(data);
+}
+
+cxx_state *cxx_state_load(const char *datadir, diag_list *diags)
+{
+    cxx_state *st = xcalloc(1, sizeof *st);
+    st->arena = arena_new();
+    char *dir = fs_join(datadir ? datadir : ".", "grammars");
+    char *cxx = fs_join(dir, "cxx/cxx.tsv"), *py = fs_join(dir, "python/sinks.tsv");
+    char *stubs = fs_join(dir, "cxx/stubs");
+    st->stubs = arena_strdup(st->arena, stubs);
+    load_table(st, cxx, false, diags);
+    load_table(st, py, true, diags);
+    st->budget_seconds = 20;
+    free(dir);
+    free(cxx);
+    free(py);
+    free(stubs);
+    return st;
+}
+
+void cxx_state_free(cxx_state *st)
+{
+    if (!st)
+        return;
+    arena_free(st->arena);
+    free(st);
+}
+
+const cxx_conv *cxx_find(const cxx_conv *v, size_t n, const char *name)
+{
+    for (size_t i = 0; name && i < n; i++)
+        if (strcmp(v[i].name, name) == 0)
+            return &v[i];
+    return NULL;
+}
+
+bool cxx_in_list(const char *const *v, size_t n, const char *name, size_t len)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strlen(v[i]) == len && memcmp(v[i], name, len) == 0)
+            return true;
+    return false;
+}
+
+/* `*x*` contains, `x*` starts with, `*x` ends with, else exact (as grammars/python/sinks.tsv). */
+static bool pattern_match(const char *pat, const char *s, size_t n)
+{
+    size_t pl = strlen(pat);
+    bool lead = pl && pat[0] == '*', trail = pl > 1 && pat[pl - 1] == '*';
+    const char *core = pat + lead;
+    size_t cl = pl - lead - trail;
+    if (cl > n)
+        return false;
+    if (lead && trail) {
+        for (size_t i = 0; i + cl <= n; i++)
+            if (memcmp(s + i, core, cl) == 0)
+                return true;
+        return false;
+    }
+    if (lead)
+        return memcmp(s + n - cl, core, cl) == 0;
+    if (trail)
+        return memcmp(s, core, cl) == 0;
+    return cl == n && memcmp(s, core, cl) == 0;
+}
+
+bool cxx_is_cache_name(const cxx_state *st, const char *name, size_t n)
+{
+    for (size_t i = 0; i < st->cache_names.n; i++)
+        if (pattern_match(st->cache_names.v[i], name, n))
+            return true;
+    return false;
+}

@@ -1,0 +1,76 @@
+/*
+ * cxxfe.h: the C/C++/CUDA front end's internal interface (the scanner sees `cxx_frontend`).
+ *
+ * Files and what they do:
+ *   frontend.c  claims sources by extension (and .h by content), the sound prefilter, analyze()
+ *   cxxdata.c   the knowledge table (grammars/cxx/cxx.tsv) plus the shared cache-name patterns
+ *   cxxparse.c  libclang: the argument vector (database or defaults, stubs), the translation unit,
+ *               its diagnostics as notes, tokens and locations
+ *   cxxeval.c   the walk over the main file's functions: cache pointers, stores, values, conversions
+ * It emits store facts located in the source it was handed; it does not analyse headers through
+ * the translation units that include them (a scanned header is analysed on its own).
+ */
+#ifndef KV_CXXFE_H
+#define KV_CXXFE_H
+#include <clang-c/Index.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "frontend/frontend.h"
+
+/* ---- knowledge (cxxdata.c) ---- */
+
+typedef enum cxx_dt_kind { CXD_FIXED, CXD_KV, CXD_FP8_ARG } cxx_dt_kind;
+typedef enum cxx_sat { CXS_NONSAT, CXS_SAT, CXS_SATFINITE_ARG } cxx_sat;
+
+typedef struct cxx_conv {
+    const char *name;
+    cxx_dt_kind dt_kind;
+    kvn_dtype dtype;           /* CXD_FIXED */
+    cxx_sat sat;
+} cxx_conv;
+
+typedef struct cxx_state {
+    kv_arena *arena;
+    const char *stubs;         /* <datadir>/grammars/cxx/stubs */
+    ARENA_VEC(cxx_conv) types;     /* element types (name -> dtype, how a float converts) */
+    ARENA_VEC(cxx_conv) converts;  /* conversion functions */
+    ARENA_VEC(cxx_conv) bits;      /* bit-pattern readers (dtype) */
+    ARENA_VEC(const char *) clamp_min, clamp_max, limits, sentinels, cache_names;
+    double budget_seconds;     /* per translation unit */
+} cxx_state;
+
+cxx_state *cxx_state_load(const char *datadir, diag_list *diags);
+void cxx_state_free(cxx_state *st);
+const cxx_conv *cxx_find(const cxx_conv *v, size_t n, const char *name);
+bool cxx_in_list(const char *const *v, size_t n, const char *name, size_t len);
+bool cxx_is_cache_name(const cxx_state *st, const char *name, size_t n);
+
+/* ---- the prefilter (frontend.c) ---- */
+
+/* False only if analysing src cannot produce a store fact (see frontend.c); scratch in a. */
+bool cxx_prefilter(const cxx_state *st, const fe_source *src, kv_arena *a);
+
+/* ---- parsing (cxxparse.c) ---- */
+
+/* Parse src; NULL with a note in out->diags when libclang cannot. *idx receives the index to
+ * dispose after the unit. */
+CXTranslationUnit cxx_parse(const cxx_state *st, const fe_source *src, CXIndex *idx, file_facts *out);
+/* Unresolved includes and fatal errors of the unit as notes on out (at most a few). */
+void cxx_report_diagnostics(CXTranslationUnit tu, const fe_source *src, file_facts *out);
+/* Expansion position of l when it is in the main file (a macro used there counts); false if not. */
+bool cxx_offset(CXTranslationUnit tu, CXSourceLocation l, unsigned *line, unsigned *col, unsigned *off);
+/* Location of a cursor in the main file (expansion location), 1-based; false outside it. */
+bool cxx_main_loc(CXTranslationUnit tu, CXCursor c, const char *path, kv_loc *out);
+/* Location of a cursor in any file; a header's path is relative to the working directory when below it. */
+bool cxx_any_loc(CXTranslationUnit tu, CXCursor c, const char *path, kv_arena *a, kv_loc *out);
+/* The source text of a cursor's extent (tokens joined as written, at most n bytes), in a. */
+const char *cxx_text(CXTranslationUnit tu, CXCursor c, kv_arena *a);
+
+/* ---- analysis (cxxeval.c) ---- */
+
+void cxx_analyze_unit(const cxx_state *st, CXTranslationUnit tu, const fe_source *src, file_facts *out);
+
+extern const frontend cxx_frontend;
+
+#endif

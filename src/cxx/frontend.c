@@ -1,0 +1,297 @@
+/*
+ * frontend.c: `cxx_frontend`, the C/C++/CUDA front end as the scanner sees it (frontend.h).
+ *
+ * Claims .cu/.cuh (CUDA), .cpp/.cc/.cxx/.hpp/.hh/.hxx (C++), and .h when its bytes look like C++
+ * or CUDA. analyze() collects `// kvlint: ignore[...]` comments, applies the prefilter, parses with
+ * libclang (cxxparse.c) and walks the unit (cxxeval.c). One libclang index per call: threads share
+ * nothing but the read-only table.
+ *
+ * The prefilter is lexical and sound relative to the evaluator: a store fact needs (1) a pointer
+ * named like a cache, or of element type cache_t, spelled in the file itself, and (2) a literal of
+ * magnitude >= 1e4 or a word of the table (sentinel builtins and macros, numeric_limits,
+ * bit-pattern readers) in the file or in a project header it includes (quoted or angled includes
+ * found next to the includer, on the compile command's -I paths, or in an ancestor folder). No
+ * such file is parsed.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cxx/cxxfe.h"
+#include "frontend/suppress.h"
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+
+enum { CLOSURE_MAX_FILES = 64, CLOSURE_MAX_DEPTH = 8, HEADER_MAX_BYTES = 2 << 20 };
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static const char *cxx_claim(const char *path, const char *head, size_t head_len)
+{
+    static const char *const cuda[] = { ".cu", ".cuh", NULL };
+    static const char *const cxx[] = { ".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx", NULL };
+    for (size_t i = 0; cuda[i]; i++)
+        if (ends_with(path, cuda[i]))
+            return "cuda";
+    for (size_t i = 0; cxx[i]; i++)
+        if (ends_with(path, cxx[i]))
+            return "c++";
+    if (!ends_with(path, ".h"))
+        return NULL;
+    if (!head)
+        return FE_CLAIM_BY_CONTENT;
+    (void)head_len; /* head is NUL-terminated */
+    if (strstr(head, "__global__") || strstr(head, "__device__"))
+        return "cuda";
+    if (strstr(head, "template") || strstr(head, "namespace") || strstr(head, "::"))
+        return "c++";
+    return NULL;
+}
+
+static void cxx_version(char *buf, size_t n)
+{
+    CXString cv = clang_getClangVersion();
+    snprintf(buf, n, "libclang: %s", clang_getCString(cv));
+    clang_disposeString(cv);
+}
+
+static void *cxx_init(const char *datadir, const struct kv_project *project, diag_list *diags)
+{
+    (void)project;
+    return cxx_state_load(datadir, diags);
+}
+
+static void cxx_fini(void *state)
+{
+    cxx_state_free(state);
+}
+
+/* ---- the lexical prefilter ---- */
+
+typedef struct lexscan {
+    bool cache, special;
+} lexscan;
+
+static bool ident_start(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool ident_char(char c)
+{
+    return ident_start(c) || (c >= '0' && c <= '9');
+}
+
+static bool is_table_word(const cxx_state *st, const char *w, size_t n)
+{
+    if (cxx_in_list(st->sentinels.v, st->sentinels.n, w, n) || cxx_in_list(st->limits.v, st->limits.n, w, n))
+        return true;
+    for (size_t i = 0; i < st->bits.n; i++)
+        if (strlen(st->bits.v[i].name) == n && memcmp(st->bits.v[i].name, w, n) == 0)
+            return true;
+    return false;
+}
+
+static bool is_cache_word(const cxx_state *st, const char *w, size_t n)
+{
+    if (cxx_is_cache_name(st, w, n))
+        return true;
+    for (size_t i = 0; i < st->types.n; i++)
+        if (st->types.v[i].dt_kind == CXD_KV && strlen(st->types.v[i].name) == n && !memcmp(st->types.v[i].name, w, n))
+            return true;
+    return false;
+}
+
+/* Identifiers and numbers outside comments and string literals. */
+static void scan_text(const cxx_state *st, const char *s, size_t len, bool want_cache, lexscan *out)
+{
+    size_t i = 0;
+    while (i < len && !(out->special && (out->cache || !want_cache))) {
+        char c = s[i];
+        if (c == '/' && i + 1 < len && s[i + 1] == '/') {
+            while (i < len && s[i] != '\n')
+                i++;
+        } else if (c == '/' && i + 1 < len && s[i + 1] == '*') {
+            const char *e = NULL;
+            for (size_t j = i + 2; j + 1 < len; j++)
+                if (s[j] == '*' && s[j + 1] == '/') {
+                    e = s + j + 2;
+                    break;
+                }
+            i = e ? (size_t)(e - s) : len;
+        } else if (c == '"' || c == '\'') {
+            i++;
+            while (i < len && s[i] != c && s[i] != '\n')
+                i += s[i] == '\\' ? 2 : 1;
+            i++;
+        } else if (ident_start(c)) {
+            size_t b = i;
+            while (i < len && ident_char(s[i]))
+                i++;
+            if (want_cache && !out->cache && is_cache_word(st, s + b, i - b))
+                out->cache = true;
+            if (!out->special && is_table_word(st, s + b, i - b))
+                out->special = true;
+        } else if ((c >= '0' && c <= '9') || (c == '.' && i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9')) {
+            char num[64];
+            size_t b = i;
+            while (i < len && (ident_char(s[i]) || s[i] == '.' || ((s[i] == '+' || s[i] == '-') && strchr("eEpP", s[i - 1]))))
+                i++;
+            size_t n = i - b < sizeof num - 1 ? i - b : sizeof num - 1;
+            memcpy(num, s + b, n);
+            num[n] = '\0';
+            double v = strtod(num, NULL);
+            if (v >= 1e4 || v != v)
+                out->special = true;
+        } else {
+            i++;
+        }
+    }
+}
+
+/* The include names of a text: `#include "x"` and `#include <x>`. */
+static size_t include_names(const char *s, size_t len, kv_arena *a, const char ***out)
+{
+    ARENA_VEC(const char *) v = {0};
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] != '#' || (i && s[i - 1] != '\n' && s[i - 1] != ' ' && s[i - 1] != '\t'))
+            continue;
+        size_t j = i + 1;
+        while (j < len && (s[j] == ' ' || s[j] == '\t'))
+            j++;
+        if (len - j < 7 || strncmp(s + j, "include", 7) != 0)
+            continue;
+        j += 7;
+        while (j < len && (s[j] == ' ' || s[j] == '\t'))
+            j++;
+        if (j >= len || (s[j] != '"' && s[j] != '<'))
+            continue;
+        char close = s[j] == '"' ? '"' : '>';
+        size_t b = ++j;
+        while (j < len && s[j] != close && s[j] != '\n')
+            j++;
+        if (j < len && s[j] == close && j > b)
+            ARENA_PUSH(a, v, arena_strndup(a, s + b, j - b));
+    }
+    *out = v.v;
+    return v.n;
+}
+
+typedef struct closure {
+    const cxx_state *st;
+    const fe_source *src;
+    kv_arena *a;
+    ARENA_VEC(const char *) dirs;   /* -I folders and the file's ancestors */
+    ARENA_VEC(const char *) seen;   /* realpaths read */
+    lexscan found;
+} closure;
+
+static bool seen_before(closure *c, const char *real)
+{
+    for (size_t i = 0; i < c->seen.n; i++)
+        if (strcmp(c->seen.v[i], real) == 0)
+            return true;
+    ARENA_PUSH(c->a, c->seen, arena_strdup(c->a, real));
+    return false;
+}
+
+static void scan_header(closure *c, const char *includer_dir, const char *name, int depth);
+
+static void scan_includes(closure *c, const char *path, const char *data, size_t len, int depth)
+{
+    const char **names;
+    size_t n = include_names(data, len, c->a, &names);
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    for (size_t i = 0; i < n && !c->found.special; i++)
+        scan_header(c, dir, names[i], depth + 1);
+}
+
+static void scan_header(closure *c, const char *includer_dir, const char *name, int depth)
+{
+    if (depth > CLOSURE_MAX_DEPTH || c->seen.n >= CLOSURE_MAX_FILES)
+        return;
+    for (size_t k = 0; k <= c->dirs.n; k++) {
+        const char *dir = k == 0 ? includer_dir : c->dirs.v[k - 1];
+        char *p = fs_join(dir, name);
+        char real[PATH_MAX];
+        bool ok = realpath(p, real) != NULL;
+        free(p);
+        if (!ok)
+            continue;
+        if (seen_before(c, real))
+            return;
+        char *data;
+        size_t len;
+        const char *err;
+        if (fs_read_file(real, HEADER_MAX_BYTES, &data, &len, &err) != FS_OK)
+            return;
+        scan_text(c->st, data, len, false, &c->found);
+        if (!c->found.special)
+            scan_includes(c, real, data, len, depth);
+        free(data);
+        return;
+    }
+}
+
+bool cxx_prefilter(const cxx_state *st, const fe_source *src, kv_arena *a)
+{
+    closure c = { .st = st, .src = src, .a = a };
+    scan_text(st, src->data, src->len, true, &c.found);
+    if (!c.found.cache)
+        return false;
+    if (c.found.special)
+        return true;
+    for (size_t i = 0; i + 1 < src->nargs; i++)
+        if (!strcmp(src->args[i], "-I") || !strcmp(src->args[i], "-isystem") || !strcmp(src->args[i], "-iquote"))
+            ARENA_PUSH(a, c.dirs, src->args[i + 1]);
+    char abs[PATH_MAX];
+    if (realpath(src->path, abs)) {
+        seen_before(&c, abs);
+        for (char *s; (s = strrchr(abs, '/')) != NULL && s != abs;) {
+            *s = '\0';
+            ARENA_PUSH(a, c.dirs, arena_strdup(a, abs));
+        }
+    }
+    scan_includes(&c, src->path, src->data, src->len, 0);
+    return c.found.special;
+}
+
+static void cxx_analyze(const fe_source *src, const fe_context *ctx, file_facts *out)
+{
+    const cxx_state *st = ctx->state;
+    if (!st || !cxx_prefilter(st, src, out->arena)) {
+        out->skipped = true;
+        return;
+    }
+    suppress_collect_lines(src->data, src->len, "//", out);
+    CXIndex idx;
+    CXTranslationUnit tu = cxx_parse(st, src, &idx, out);
+    if (!tu)
+        return;
+    cxx_report_diagnostics(tu, src, out);
+    cxx_analyze_unit(st, tu, src, out);
+    clang_disposeTranslationUnit(tu);
+    clang_disposeIndex(idx);
+}
+
+const frontend cxx_frontend = {
+    .name = "cxx",
+    .version = cxx_version,
+    .init = cxx_init,
+    .fini = cxx_fini,
+    .claim = cxx_claim,
+    .wants_compile_args = true,
+    .analyze = cxx_analyze,
+};

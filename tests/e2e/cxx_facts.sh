@@ -1,0 +1,112 @@
+#!/bin/sh
+# cxx_facts.sh: the C/C++/CUDA front end on every fixture (tests/fixtures/cxx/<case>): each case is
+# copied to a temporary folder whose compile_commands.json is made from compile_commands.json.in with
+# the copy's absolute path (the form CMake writes), then `kvlint facts` (store facts and suppressions)
+# and `kvlint check` (findings, exit status, diagnostics) are compared with
+# tests/fixtures/cxx/golden/<case>.json. Then the properties the goldens exist for, stated on their own.
+. "$top_srcdir/tests/e2e/lib.sh"
+cxx="$fixtures/cxx"
+golden="$cxx/golden"
+if [ -z "${PYTHON3:-}" ]; then
+    echo "SKIP: no python3 to filter JSON"
+    exit 77
+fi
+
+# prepare CASE: a copy in $tmpdir/cases/CASE with its compile_commands.json; prints the copy's path.
+prepare() {
+    dst="$tmpdir/cases/$1"
+    mkdir -p "$tmpdir/cases"
+    cp -R "$cxx/$1" "$dst"
+    abs=$(cd "$dst" && pwd -P)
+    if [ -f "$dst/compile_commands.json.in" ]; then
+        sed "s|@DIR@|$abs|g" "$dst/compile_commands.json.in" >"$dst/compile_commands.json"
+        rm "$dst/compile_commands.json.in"
+    fi
+    echo "$abs"
+}
+
+# run CASE ARGS...: facts and check JSON of the prepared copy, merged into $tmpdir/CASE.json.
+run() {
+    name=$1
+    shift
+    dir=$(prepare "$name")
+    (cd "$dir" && "$KVLINT" facts --format json -j 2 "$@" . >"$tmpdir/$name.facts" 2>"$tmpdir/$name.ferr")
+    (cd "$dir" && "$KVLINT" check --format json -j 2 "$@" . >"$tmpdir/$name.check" 2>"$tmpdir/$name.err")
+    status=$?
+    "$PYTHON3" -c '
+import json, sys
+f = json.load(open(sys.argv[1]))
+c = json.load(open(sys.argv[2]))
+out = {"stores": f["stores"], "suppressions": f["suppressions"], "findings": c["findings"], "summary": c["summary"],
+       "exit": int(sys.argv[4]), "stderr": open(sys.argv[3]).read().splitlines()}
+json.dump(out, sys.stdout, indent=2, sort_keys=True)
+print()' "$tmpdir/$name.facts" "$tmpdir/$name.check" "$tmpdir/$name.err" "$status" >"$tmpdir/$name.json" || return 99
+    return $status
+}
+
+# count NAME EXPR: a Python expression over the merged JSON `d` of NAME.
+query() {
+    "$PYTHON3" -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$tmpdir/$1.json"
+}
+
+expect_query() {
+    got=$(query "$2" "$3")
+    if [ "$got" = "$4" ]; then pass "$1"; else fail "$1: got '$got', want '$4'"; fi
+}
+
+for case in cast_cache_t half_cache limits bf16_key logits fp8_satfinite nvcc_db suppress prefilter; do
+    run "$case"
+    compare_golden "$case" "$golden/$case.json" "$tmpdir/$case.json"
+done
+
+# The shapes, one property each.
+expect_query "cache_t cast under the float16 deployment" cast_cache_t \
+    "sorted((x['rule'], x['line'], x['dtype']) for x in d['findings'])" \
+    "[('KV001', 8, 'float16'), ('KV001', 20, 'float16')]"
+expect_query "scaled_convert is saturating" cast_cache_t \
+    "[s['conversion'] for s in d['stores'] if 'scaled_convert' in (s['conversion_api'] or '')]" "['saturating']"
+expect_query "__float2half(-FLT_MAX) into a __half cache" half_cache \
+    "sorted((x['rule'], x['line'], x['dtype']) for x in d['findings'])" "[('KV001', 7, 'float16'), ('KV001', 8, 'float16')]"
+expect_query "numeric_limits<cache_t>::infinity()" limits "[(x['rule'], x['line']) for x in d['findings']]" "[('KV001', 9)]"
+expect_query "bf16 key cache from __float2bfloat16(-FLT_MAX)" bf16_key \
+    "[(x['rule'], x['line'], x['dtype']) for x in d['findings']]" "[('KV001', 8, 'bfloat16')]"
+expect_query "logits and LSE buffers stay silent" logits "(len(d['stores']), len(d['findings']))" "(0, 0)"
+expect_query "__NV_SATFINITE saturates, __NV_NOSAT does not" fp8_satfinite \
+    "sorted((x['rule'], x['line'], x['dtype']) for x in d['findings'] if x['severity'] == 'error')" \
+    "[('KV001', 8, 'fp8_e4m3'), ('KV001', 9, 'fp8_e5m2')]"
+expect_query "nvcc database: -D and -I are honoured" nvcc_db "[(x['rule'], x['path'], x['line']) for x in d['findings']]" \
+    "[('KV001', 'csrc/include/masks.h', 5)]"
+expect_query "suppressed with // kvlint: ignore" suppress \
+    "([(x['rule'], x['line']) for x in d['findings']], d['summary']['suppressed'])" "([('KV001', 6)], 1)"
+expect_query "prefiltered files are not parsed" prefilter "(len(d['stores']), d['stderr'])" "(0, [])"
+
+# Without a database: default flags, said once for the run.
+dir=$(prepare half_cache)
+rm "$dir/compile_commands.json"
+cp "$dir/write_half.cu" "$dir/second.cu"
+(cd "$dir" && "$KVLINT" check -j 2 . >"$tmpdir/nodb.out" 2>"$tmpdir/nodb.err")
+expect_status "no database: findings" 1 $?
+n=$(grep -c "no compile_commands.json" "$tmpdir/nodb.err")
+if [ "$n" = 1 ]; then pass "no database: one note"; else fail "no database: $n notes"; cat "$tmpdir/nodb.err"; fi
+# --compile-commands FILE names a database elsewhere.
+dir=$(prepare nvcc_db)
+mv "$dir/compile_commands.json" "$tmpdir/elsewhere.json"
+(cd "$dir" && "$KVLINT" check --format json --compile-commands "$tmpdir/elsewhere.json" . >"$tmpdir/cc.json" 2>"$tmpdir/cc.err")
+expect_status "--compile-commands: findings" 1 $?
+expect_not_contains "--compile-commands: database used" "$tmpdir/cc.err" "no compile_commands.json"
+(cd "$dir" && "$KVLINT" check --compile-commands "$tmpdir/missing.json" . >"$tmpdir/ccm.out" 2>"$tmpdir/ccm.err")
+expect_status "--compile-commands missing file: I/O error" 2 $?
+
+# A missing project header degrades to a note; what could be read is still checked.
+mkdir -p "$tmpdir/missing"
+printf '#include <cuda_fp16.h>\n#include <float.h>\n#include "torch/all.h"\n__global__ void k(__half* v_cache) { v_cache[0] = __float2half(-FLT_MAX); }\n' >"$tmpdir/missing/m.cu"
+(cd "$tmpdir/missing" && "$KVLINT" check . >"$tmpdir/missing.out" 2>"$tmpdir/missing.err")
+expect_status "missing header: still checked" 1 $?
+expect_contains "missing header: a note" "$tmpdir/missing.err" "m.cu:3:1: note: 1 included file not found (first: torch/all.h)"
+# Garbage in a .cu file: a note at most, never a crash.
+head -c 20000 /dev/urandom | tr -d '\000' >"$tmpdir/missing/garbage.cu"
+printf 'float* k_cache; -1e9f;\n' >>"$tmpdir/missing/garbage.cu"
+(cd "$tmpdir/missing" && "$KVLINT" check garbage.cu >/dev/null 2>"$tmpdir/garbage.err")
+st=$?
+if [ "$st" -le 1 ]; then pass "garbage: no crash (exit $st)"; else fail "garbage: exit $st"; fi
+finish

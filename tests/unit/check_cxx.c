@@ -1,0 +1,245 @@
+/*
+ * check_cxx.c: unit tests for the C/C++/CUDA front end's pieces that need no golden: the
+ * compilation database (nvcc flag translation, both entry forms, relative directories), the
+ * front end's claims, and the prefilter's soundness (every fixture file it drops is parsed and
+ * analysed anyway, and must give no store fact).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cxx/cxxfe.h"
+#include "scan/compdb.h"
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+
+static const char *srcdir(void)
+{
+    const char *s = getenv("top_srcdir");
+    return s && *s ? s : KVLINT_SOURCE_DIR;
+}
+
+/* The translated arguments joined by spaces. */
+static const char *translate(kv_arena *a, const char *const *argv, size_t argc, const char *dir, const char *file,
+                             bool *cuda)
+{
+    const char *const *out;
+    size_t n = compdb_translate(argv, argc, dir, file, a, &out, cuda);
+    char *s = arena_strdup(a, "");
+    for (size_t i = 0; i < n; i++)
+        s = arena_printf(a, "%s%s%s", s, i ? " " : "", out[i]);
+    ck_assert_ptr_null(out[n]);
+    return s;
+}
+
+START_TEST(nvcc_flags)
+{
+    kv_arena *a = arena_new();
+    bool cuda = false;
+    const char *argv[] = { "/usr/local/cuda/bin/nvcc", "-DTORCH_EXTENSION_NAME=_C", "-I", "inc", "-I/abs/inc",
+                           "-isystem", "/usr/include/torch", "-gencode", "arch=compute_80,code=sm_80",
+                           "-gencode=arch=compute_90,code=sm_90", "--expt-relaxed-constexpr",
+                           "--expt-extended-lambda", "-Xcompiler", "-fPIC", "-Xcompiler=-Wall", "-O3", "-std=c++17",
+                           "-x", "cu", "--use_fast_math", "-c", "/src/a.cu", "-o", "a.o", "--threads", "4",
+                           "--std", "c++20", "--include-path=more", "-arch=sm_80", "-ccbin", "/usr/bin/g++" };
+    const char *s = translate(a, argv, sizeof argv / sizeof *argv, "/build", "/src/a.cu", &cuda);
+    ck_assert_str_eq(s, "-D TORCH_EXTENSION_NAME=_C -I /build/inc -I /abs/inc -isystem /usr/include/torch -std=c++17 "
+                        "-x cuda -std=c++20 -I /build/more");
+    ck_assert(cuda);
+
+    const char *gcc[] = { "c++", "-x", "c++", "-iquote", "../q", "-include", "pre.h", "-Wall", "-fopenmp", "-MF",
+                          "dep.d", "-MMD", "k.cpp" };
+    s = translate(a, gcc, sizeof gcc / sizeof *gcc, "/b/build", "/b/k.cpp", &cuda);
+    ck_assert_str_eq(s, "-x c++ -iquote /b/q -include /b/build/pre.h");
+    ck_assert(!cuda);
+
+    const char *clangcu[] = { "clang++", "k.cu", "-U", "NDEBUG", "-Dx" };
+    s = translate(a, clangcu, 5, "/b", "/b/k.cu", &cuda);
+    ck_assert_str_eq(s, "-U NDEBUG -D x");
+    ck_assert(cuda); /* a .cu input */
+    const char *dangling[] = { "nvcc", "-I" };
+    s = translate(a, dangling, 2, "/b", NULL, &cuda);
+    ck_assert_str_eq(s, "");
+    arena_free(a);
+}
+END_TEST
+
+static char *write_tmp(const char *dir, const char *name, const char *text)
+{
+    char *p = fs_join(dir, name);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+START_TEST(database_forms)
+{
+    char tmpl[] = "/tmp/kvlint-compdb.XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    ck_assert_ptr_nonnull(dir);
+    char *sub = fs_join(dir, "src");
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    char *cu = write_tmp(sub, "k.cu", "int x;\n");
+    char *cpp = write_tmp(sub, "h.cpp", "int y;\n");
+    char *text = xcalloc(1, 4096);
+    snprintf(text, 4096,
+             "[\n"
+             " {\"directory\": \"%s/build\", \"file\": \"%s\",\n"
+             "  \"command\": \"/usr/bin/nvcc -I'../src/inc dir' -x cu -gencode arch=compute_80,code=sm_80 -c %s\"},\n"
+             " {\"directory\": \"src\", \"file\": \"h.cpp\", \"arguments\": [\"g++\", \"-DX=1\", \"-c\", \"h.cpp\"]},\n"
+             " {\"file\": \"nodir.cpp\", \"arguments\": [\"g++\"]}\n"
+             "]\n", dir, cu, cu);
+    char *db_path = write_tmp(dir, "compile_commands.json", text);
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    compdb *db = compdb_load(db_path, &d);
+    ck_assert_ptr_nonnull(db);
+    ck_assert_uint_eq(db->n, 2);
+    ck_assert_uint_eq(d.items.n, 1); /* the entry without a directory */
+    ck_assert_int_eq(d.items.v[0].level, DIAG_WARNING);
+    const compdb_entry *e = compdb_find(db, cu);
+    ck_assert_ptr_nonnull(e);
+    ck_assert(e->cuda);
+    ck_assert_uint_eq(e->nargs, 4);
+    char *want = NULL;
+    ck_assert_int_gt(asprintf(&want, "%s/src/inc dir", dir), 0);
+    ck_assert_str_eq(e->args[1], want);
+    ck_assert_str_eq(e->args[3], "cuda");
+    e = compdb_find(db, cpp);  /* relative directory: relative to the database's folder */
+    ck_assert_ptr_nonnull(e);
+    ck_assert(!e->cuda);
+    ck_assert_uint_eq(e->nargs, 2);
+    ck_assert_str_eq(e->args[1], "X=1");
+    char *disc = compdb_discover(dir);
+    ck_assert_str_eq(disc, db_path);
+    free(disc);
+    ck_assert_ptr_null(compdb_discover(sub));
+    compdb_free(db);
+
+    char *bad = write_tmp(dir, "bad.json", "{\"not\": \"a list\"}\n");
+    ck_assert_ptr_null(compdb_load(bad, &d));
+    ck_assert_int_eq(d.items.v[d.items.n - 1].level, DIAG_ERROR);
+    unlink(bad);
+    unlink(db_path);
+    unlink(cu);
+    unlink(cpp);
+    rmdir(sub);
+    rmdir(dir);
+    free(bad);
+    free(db_path);
+    free(cu);
+    free(cpp);
+    free(sub);
+    free(text);
+    free(want);
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(claims)
+{
+    ck_assert_str_eq(cxx_frontend.claim("csrc/cache_kernels.cu", NULL, 0), "cuda");
+    ck_assert_str_eq(cxx_frontend.claim("a/b.cuh", NULL, 0), "cuda");
+    ck_assert_str_eq(cxx_frontend.claim("a/b.cpp", NULL, 0), "c++");
+    ck_assert_ptr_eq(cxx_frontend.claim("a/b.h", NULL, 0), FE_CLAIM_BY_CONTENT);
+    const char *cuda = "#pragma once\n__device__ float f();\n", *cxx = "namespace vllm { int x; }\n", *c = "int x;\n";
+    ck_assert_str_eq(cxx_frontend.claim("a/b.h", cuda, strlen(cuda)), "cuda");
+    ck_assert_str_eq(cxx_frontend.claim("a/b.h", cxx, strlen(cxx)), "c++");
+    ck_assert_ptr_null(cxx_frontend.claim("a/b.h", c, strlen(c)));
+    ck_assert_ptr_null(cxx_frontend.claim("a/b.py", NULL, 0));
+}
+END_TEST
+
+/* Every file under root that the prefilter drops is analysed anyway: it must hold no store. */
+static void check_soundness(const char *root, size_t *files, size_t *dropped)
+{
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    cxx_state *st = cxx_state_load(srcdir(), &d);
+    ck_assert_uint_eq(d.items.n, 0);
+    fs_list list = {0};
+    fs_walk(root, &list, &d);
+    fs_list_sort_unique(&list);
+    *files = *dropped = 0;
+    for (size_t i = 0; i < list.n; i++) {
+        const char *lang = cxx_frontend.claim(list.paths[i], NULL, 0);
+        char *data;
+        size_t len;
+        const char *err;
+        if (!lang || fs_read_file(list.paths[i], 8 << 20, &data, &len, &err) != FS_OK)
+            continue;
+        if (lang == FE_CLAIM_BY_CONTENT)
+            lang = cxx_frontend.claim(list.paths[i], data, len);
+        if (!lang) {
+            free(data);
+            continue;
+        }
+        (*files)++;
+        file_facts *f = file_facts_new(list.paths[i]);
+        fe_source src = { .path = f->path, .data = data, .len = len, .lang = lang };
+        if (!cxx_prefilter(st, &src, f->arena)) {
+            (*dropped)++;
+            CXIndex idx;
+            CXTranslationUnit tu = cxx_parse(st, &src, &idx, f);
+            if (tu) {
+                cxx_analyze_unit(st, tu, &src, f);
+                clang_disposeTranslationUnit(tu);
+                clang_disposeIndex(idx);
+            }
+            ck_assert_msg(f->stores.n == 0, "prefilter dropped %s, which has %zu stores", src.path, f->stores.n);
+        }
+        file_facts_free(f);
+        free(data);
+    }
+    fs_list_free(&list);
+    cxx_state_free(st);
+    arena_free(a);
+}
+
+START_TEST(prefilter_sound_fixtures)
+{
+    char root[4096];
+    snprintf(root, sizeof root, "%s/tests/fixtures/cxx", srcdir());
+    size_t files, dropped;
+    check_soundness(root, &files, &dropped);
+    ck_assert_uint_gt(files, 5);
+    ck_assert_uint_gt(dropped, 0);
+}
+END_TEST
+
+/* KVLINT_CXX_CORPUS=/path/to/csrc: the same on a real tree (slow; not run by default). */
+START_TEST(prefilter_sound_corpus)
+{
+    const char *root = getenv("KVLINT_CXX_CORPUS");
+    if (!root || !*root)
+        return;
+    size_t files, dropped;
+    check_soundness(root, &files, &dropped);
+    printf("check_cxx: corpus %s: %zu files, %zu dropped by the prefilter, none with a store\n", root, files, dropped);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cxx");
+    TCase *t = tcase_create("core");
+    tcase_set_timeout(t, 600);
+    tcase_add_test(t, nvcc_flags);
+    tcase_add_test(t, database_forms);
+    tcase_add_test(t, claims);
+    tcase_add_test(t, prefilter_sound_fixtures);
+    tcase_add_test(t, prefilter_sound_corpus);
+    suite_add_tcase(s, t);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_ENV);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -40,3 +40,11 @@ EXTRA_DIST += bench/tree.sh
 bench-tree: bench/python-bench$(EXEEXT) src/kvlint$(EXEEXT)
 	@test -n "$(TREE)" || { echo "usage: make bench-tree TREE=DIR [ONEFILE=FILE]" >&2; exit 2; }
 	$(SHELL) $(srcdir)/bench/tree.sh . "$(TREE)" $(ONEFILE)
+
+# The C/C++/CUDA front end on a kernel tree (vLLM csrc/, SGLang sgl-kernel/): files, wall and CPU
+# time of `kvlint check -j 2` (best of 3), peak memory, findings. make bench-cxx TREE=DIR
+EXTRA_DIST += bench/cxx.sh
+.PHONY: bench-cxx
+bench-cxx: src/kvlint$(EXEEXT)
+	@test -n "$(TREE)" || { echo "usage: make bench-cxx TREE=DIR" >&2; exit 2; }
+	$(SHELL) $(srcdir)/bench/cxx.sh . "$(TREE)"

@@ -41,3 +41,5 @@ TESTS += tests/e2e/ci_workflow.sh
 EXTRA_DIST += tests/e2e/ci_workflow.sh
 TESTS += tests/e2e/ci_recipes.sh
 EXTRA_DIST += tests/e2e/ci_recipes.sh
+TESTS += tests/e2e/ux_cli.sh
+EXTRA_DIST += tests/e2e/ux_cli.sh

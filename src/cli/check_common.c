@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "util/fsutil.h"
 #include "util/xalloc.h"
 
 static void push(id_list *l, const char *s, size_t n)
@@ -47,9 +48,17 @@ rule_set *common_load_rules(const check_common *c, const char *cmd)
     diag_list diags;
     diag_init(&diags, a);
     rule_set *rules = rule_set_new();
-    bool ok = rules_load_all(rules, kvlint_datadir(), (const char *const *)c->dirs.v, c->dirs.n, &diags);
+    const char *datadir = kvlint_datadir();
+    bool ok = rules_load_all(rules, datadir, (const char *const *)c->dirs.v, c->dirs.n, &diags);
     for (size_t i = 0; i < diags.items.n; i++)
         diag_print(stderr, &diags.items.v[i]);
+    char *builtin = fs_join(datadir, "rules");
+    if (!fs_is_dir(builtin))
+        fprintf(stderr, "kvlint %s: the built-in rules are looked for in %s (%s); a binary staged with DESTDIR "
+                        "or moved after make install finds them when KVLINT_DATADIR names the folder holding "
+                        "rules/ and grammars/ (DESTDIR/PREFIX/share/kvlint)\n",
+                cmd, builtin, getenv("KVLINT_DATADIR") && *getenv("KVLINT_DATADIR") ? "$KVLINT_DATADIR/rules" : "the installed data folder");
+    free(builtin);
     arena_free(a);
     if (ok)
         ok = names_known(rules, &c->select, "--select", cmd) && names_known(rules, &c->ignore, "--ignore", cmd);

@@ -21,6 +21,7 @@
 #include "cli/output.h"
 #include "cli/session.h"
 #include "report/report.h"
+#include "util/fsutil.h"
 #include "util/xalloc.h"
 
 static const char usage[] =
@@ -49,6 +50,8 @@ static const char usage[] =
     "      --warn-unused-ignores  report `kvlint: ignore[...]` comments that suppress nothing\n"
     "      --color WHEN        auto (default: on a terminal unless NO_COLOR is set), always, never\n"
     "      --stats             print the time of each stage to standard error\n"
+    "  -q, --quiet             print only findings, warnings and errors (no summary line, no notes\n"
+    "                          about the run)\n"
     SESSION_OPTIONS_HELP
     "  -h, --help              this help\n"
     "\n"
@@ -169,13 +172,15 @@ static int parse_args(int argc, char **argv, session_options *so, check_options 
         { "warn-unused-ignores", no_argument, NULL, OPT_UNUSED },
         { "color", required_argument, NULL, OPT_COLOR },
         { "stats", no_argument, NULL, OPT_STATS },
+        { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *cmd = co->record_baseline ? "baseline" : "check";
     int c, r;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "j:o:h", longopts, NULL)) != -1) {
+    opterr = 0;   /* one message, ours, not getopt's as well */
+    while ((c = getopt_long(argc, argv, "j:o:qh", longopts, NULL)) != -1) {
         if ((r = session_option(so, c, optarg, cmd)) < 0)
             return EXIT_USAGE;
         if (r > 0)
@@ -208,8 +213,9 @@ static int parse_args(int argc, char **argv, session_options *so, check_options 
         case OPT_UNUSED: co->warn_unused = true; break;
         case OPT_COLOR: co->color = optarg; break;
         case OPT_STATS: co->stats = true; break;
+        case 'q': so->quiet = true; break;
         case 'h': fputs(co->record_baseline ? baseline_usage : usage, stdout); return EXIT_CLEAN;
-        default: return EXIT_USAGE;   /* getopt has said what was wrong */
+        default: return usage_error(cmd, "unknown option or missing argument: '%s'", argv[optind - 1]);
         }
     }
     if (strcmp(co->color, "auto") != 0 && strcmp(co->color, "always") != 0 && strcmp(co->color, "never") != 0)
@@ -244,6 +250,7 @@ typedef struct report_job {
     format_fn print;
     report_input in;
     const char *color;
+    bool quiet;
 } report_job;
 
 static void print_job(FILE *out, bool tty, const void *arg)
@@ -251,6 +258,7 @@ static void print_job(FILE *out, bool tty, const void *arg)
     const report_job *j = arg;
     report_input in = j->in;
     in.color = strcmp(j->color, "always") == 0 || (strcmp(j->color, "auto") == 0 && report_use_color(tty));
+    in.quiet = j->quiet;
     j->print(out, &in);
 }
 
@@ -364,7 +372,7 @@ static bool step_summary(const check_options *co, const report_input *in)
 static bool write_reports(const run_state *st, const check_options *co, const diag **diags, size_t ndiags)
 {
     report_job job = {
-        .color = co->color,
+        .color = co->color, .quiet = st->s->quiet,
         .in = { .findings = st->l, .rules = st->rules, .eval = &st->eo, .diags = diags, .ndiags = ndiags,
                 .baselined = st->baselined, .outside_diff = st->outside_diff,
                 .with_baseline = st->have_base, .with_diff = st->have_diff, .repo_root = st->repo_root },
@@ -392,6 +400,43 @@ static void run_free(run_state *st)
     free(st->repo_root);
 }
 
+/* Why unused-suppression reports (KV011) cannot be trusted in this run, or NULL: a suppression
+ * for a rule that did not run, for a dtype a what-if replaced, or for a finding that needs a file
+ * the run did not read, would look unused (ast-grep turns the check off for filtered runs too). */
+static const char *unused_ignores_off(const check_options *co, const session_options *so, const session *s,
+                                      char *const *paths, size_t npaths)
+{
+    if (co->common.select.n || co->common.ignore.n || s->project->select.n || s->project->ignore.n)
+        return "--select/--ignore (or .kvlint.yaml rules:) filter the rules";
+    if (so->whatif_kv || so->whatif_model)
+        return "--kv-cache-dtype/--dtype replace the declared dtypes";
+    if (s->scope.focused)
+        return NULL;   /* named files with their context: the suppressions can all be used */
+    for (size_t i = 0; i < npaths; i++)
+        if (fs_is_dir(paths[i]))
+            return NULL;
+    return "the named files were read without their project (no .kvlint.yaml or git repository above them)";
+}
+
+/* Rule ids and names in .kvlint.yaml rules.select/ignore must exist, as on the command line: an
+ * unknown one in select would otherwise turn every rule off. */
+static bool project_rules_known(const session *s, const rule_set *rules)
+{
+    const kv_project *p = s->project;
+    bool ok = true;
+    for (int k = 0; k < 2; k++) {
+        const char *const *v = k ? p->ignore.v : p->select.v;
+        size_t n = k ? p->ignore.n : p->select.n;
+        for (size_t i = 0; i < n; i++)
+            if (!rule_find(rules, v[i])) {
+                fprintf(stderr, "%s: error: rules.%s: no rule is called '%s' (kvlint explain lists them)\n",
+                        p->path ? p->path : ".kvlint.yaml", k ? "ignore" : "select", v[i]);
+                ok = false;
+            }
+    }
+    return ok;
+}
+
 static int run(char **paths, size_t npaths, session_options *so, check_options *co)
 {
     run_state st = {0};
@@ -403,7 +448,7 @@ static int run(char **paths, size_t npaths, session_options *so, check_options *
     double t0 = now();
     st.s = session_open(cmd, paths, npaths, so);
     double t1 = now();
-    if (!st.s) {
+    if (!st.s || !project_rules_known(st.s, st.rules)) {
         run_free(&st);
         return EXIT_USAGE;
     }
@@ -411,7 +456,10 @@ static int run(char **paths, size_t npaths, session_options *so, check_options *
         if (co->out[i].print == report_github || co->out[i].print == report_gitlab)
             st.repo_root = git_top_of(paths[0]);
     st.eo = common_eval_options(&co->common, st.s->project);
-    st.eo.warn_unused_ignores = co->warn_unused;
+    const char *off = co->warn_unused ? unused_ignores_off(co, so, st.s, paths, npaths) : NULL;
+    if (off && !so->quiet)
+        fprintf(stderr, "kvlint %s: note: --warn-unused-ignores is off for this run: %s\n", cmd, off);
+    st.eo.warn_unused_ignores = co->warn_unused && !off;
     st.l = evaluate(st.rules, st.s->scan->files, st.s->scan->n, st.s->deployments, &st.eo);
     double t2 = now();
     bool written = narrow(&st, co);

@@ -210,12 +210,13 @@ int cmd_explain(int argc, char **argv)
     const char *format = "text";
     int c, status = -1;
     optind = 1;
+    opterr = 0;   /* one message, ours, not getopt's as well */
     while (status < 0 && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
         switch (c) {
         case OPT_FORMAT: format = optarg; break;
         case OPT_RULES: common_add_dir(&cc, optarg); break;
         case 'h': fputs(usage, stdout); status = EXIT_CLEAN; break;
-        default: status = usage_error("explain", "unknown option");
+        default: status = usage_error("explain", "unknown option or missing argument: '%s'", argv[optind - 1]);
         }
     if (status < 0 && strcmp(format, "text") != 0 && strcmp(format, "markdown") != 0)
         status = usage_error("explain", "--format is text or markdown, not '%s'", format);

@@ -171,6 +171,7 @@ int cmd_facts(int argc, char **argv)
     const char *format = "text";
     int c;
     optind = 1;
+    opterr = 0;   /* one message, ours, not getopt's as well */
     while ((c = getopt_long(argc, argv, "j:f:h", longopts, NULL)) != -1) {
         int r = session_option(&so, c, optarg, "facts");
         if (r < 0)
@@ -180,7 +181,7 @@ int cmd_facts(int argc, char **argv)
         switch (c) {
         case 'f': format = optarg; break;
         case 'h': fputs(usage, stdout); session_free(NULL, &so); return EXIT_CLEAN;
-        default: session_free(NULL, &so); return usage_error("facts", "unknown option");
+        default: session_free(NULL, &so); return usage_error("facts", "unknown option or missing argument: '%s'", argv[optind - 1]);
         }
     }
     if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0) {

@@ -258,6 +258,7 @@ int cmd_matrix(int argc, char **argv)
     const char *format = "text";
     int c, status = -1;
     optind = 1;
+    opterr = 0;   /* one message, ours, not getopt's as well */
     while (status < 0 && (c = getopt_long(argc, argv, "j:h", longopts, NULL)) != -1) {
         int r = session_option(&so, c, optarg, "matrix");
         if (r < 0)
@@ -269,7 +270,7 @@ int cmd_matrix(int argc, char **argv)
             case OPT_IGNORE: common_add_ids(&cc.ignore, optarg); break;
             case OPT_RULES: common_add_dir(&cc, optarg); break;
             case 'h': fputs(usage, stdout); status = EXIT_CLEAN; break;
-            default: status = usage_error("matrix", "unknown option");
+            default: status = usage_error("matrix", "unknown option or missing argument: '%s'", argv[optind - 1]);
             }
     }
     if (status < 0 && strcmp(format, "text") != 0 && strcmp(format, "json") != 0)

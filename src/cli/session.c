@@ -2,8 +2,10 @@
 #include "cli/session.h"
 
 #include <ctype.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +79,56 @@ int session_option(session_options *o, int c, const char *arg, const char *cmd)
     }
 }
 
+/* Edit distance of a and b, '-' read as '_' and case ignored (bounded: names are short). */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return SIZE_MAX;
+    size_t row[64], prev[64];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            char x = (char)tolower((unsigned char)(a[i - 1] == '-' ? '_' : a[i - 1]));
+            char y = (char)tolower((unsigned char)(b[j - 1] == '-' ? '_' : b[j - 1]));
+            size_t best = prev[j - 1] + (x != y);
+            if (prev[j] + 1 < best)
+                best = prev[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+        }
+        memcpy(prev, row, (lb + 1) * sizeof *row);
+    }
+    return prev[lb];
+}
+
+/* The valid dtype name closest to name (at most 2 edits away), or "" (in buf). */
+static const char *did_you_mean(const char *name, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    size_t best = 3;
+    const char *list = kvn_dtype_valid_names();
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ", ");
+        char cand[64];
+        if (len && len < sizeof cand) {
+            memcpy(cand, p, len);
+            cand[len] = '\0';
+            size_t d = distance(name, cand);
+            if (d < best && len < n) {
+                best = d;
+                memcpy(buf, cand, len + 1);
+            }
+        }
+        p += len;
+        p += strspn(p, ", ");
+    }
+    return buf;
+}
+
 /* A what-if dtype must be a name the numerics know and can model. */
 static bool whatif_dtype(const char *cmd, const char *opt, const char *name, bool rocm, kvn_dtype *out)
 {
@@ -85,7 +137,11 @@ static bool whatif_dtype(const char *cmd, const char *opt, const char *name, boo
         return true;
     kvn_dtype d = kvn_dtype_parse(name, rocm);
     if (d == KVN_DTYPE_INVALID) {
-        usage_error(cmd, "%s: unknown dtype '%s'; valid: %s", opt, name, kvn_dtype_valid_names());
+        char near[64];
+        if (*did_you_mean(name, near, sizeof near))
+            usage_error(cmd, "%s: unknown dtype '%s'; did you mean '%s'? (kvlint dtypes lists them all)", opt, name, near);
+        else
+            usage_error(cmd, "%s: unknown dtype '%s'; valid: %s", opt, name, kvn_dtype_valid_names());
         return false;
     }
     *out = d;
@@ -168,6 +224,7 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
         s->project->rocm = true;
     ro.rocm = s->project->rocm;
 
+    s->quiet = o->quiet;
     exclude_outputs(s->project, o);
     if (o->focus)
         scope_plan(&s->scope, paths, npaths, s->project, o->nconfigs || o->model_config);
@@ -270,7 +327,8 @@ bool session_print_diags(const session *s)
     const diag **all = session_diags(s, &n);
     bool errors = false;
     for (size_t i = 0; i < n; i++) {
-        diag_print(stderr, all[i]);
+        if (!(s->quiet && all[i]->level == DIAG_NOTE))
+            diag_print(stderr, all[i]);
         errors = errors || all[i]->level == DIAG_ERROR;
     }
     free(all);

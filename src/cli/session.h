@@ -25,6 +25,7 @@ typedef struct session_options {
     const char *whatif_kv;         /* --kv-cache-dtype D */
     const char *whatif_model;      /* --dtype D */
     bool focus;                    /* named files only: read their context, report what involves them (scope.h) */
+    bool quiet;                    /* --quiet: no note-level diagnostics */
     const char *outputs[10];       /* report files this run writes: never read as inputs */
     size_t noutputs;
     const char *compile_commands;  /* --compile-commands FILE */
@@ -36,6 +37,7 @@ typedef struct session {
     deployment_set *deployments;
     diag_list diags;               /* session-level (project file, option values) */
     run_scope scope;               /* what a run on named files reads besides them */
+    bool quiet;                    /* print warnings and errors only */
     kv_arena *arena;
 } session;
 

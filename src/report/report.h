@@ -24,6 +24,7 @@ typedef struct report_input {
     size_t limits;                  /* limits hit in all (also run-wide, e.g. directory depth) */
     size_t deployments;
     bool color;                     /* text only */
+    bool quiet;                     /* text only: no summary line */
     const diag *const *diags;       /* the run's diagnostics: a run with an error is never clean */
     size_t ndiags;
     size_t baselined;               /* findings hidden by check --baseline */

@@ -94,6 +94,8 @@ void report_text(FILE *out, const report_input *in)
         count[f->severity]++;
     }
     source_cache_free(sc);
+    if (in->quiet && report_complete(in))
+        return;   /* --quiet: the findings only (an incomplete run still says so) */
     fputs("kvlint: ", out);
     bool first = true;
     plural(out, count[SEV_ERROR], "error", &first);

@@ -207,7 +207,7 @@ aval pe_eval_call(ev *e, TSNode call)
         return call_summary(e, fv.node_id, &g);
     if (fv.tag == AV_CLASS || fv.tag == AV_IMPORT) {
         const char *cn = fv.tag == AV_IMPORT ? pe_last_dotted(fv.str) : fv.str;
-        aval inst = fv.tag == AV_IMPORT ? pe_class_instance(e, cn, call, &g) : av_unknown();
+        aval inst = fv.tag == AV_IMPORT ? pe_class_instance(e, fv.str, call, &g) : av_unknown();
         if (inst.tag == AV_SINKOBJ)
             return inst;
         if (fv.tag == AV_IMPORT && strncmp(fv.str, "torch", 5) == 0)

@@ -65,6 +65,7 @@ typedef struct py_sink {
     py_sink_kind kind;
     const char *name;
     py_receiver receiver;
+    const char *package;          /* PSK_CLASS: the package an imported class must come from, or NULL */
     /* The signature. params == NULL for a .kvlint.yaml sink, which has no signature: its key and
      * value are found by key_pos/key_kw and value_pos/value_kw alone, whatever else is passed. */
     const py_param *params;
@@ -126,6 +127,8 @@ const py_sink *py_sink_match(const py_state *st, const py_call_shape *c, py_arg_
 /* Bind a call to sink s's signature (c->callee, form and receiver are not looked at): false if it
  * does not fit. For the calls of class-sink instances. */
 bool py_sink_bind(const py_sink *s, const py_call_shape *c, py_arg_ref *key, py_arg_ref *value);
+/* The class sink a class's name or import origin ("vllm.model_executor.layers.attention.Attention")
+ * names, or NULL: one imported from another package than the sink's is none. */
 const py_sink *py_sink_class(const py_state *st, const char *class_name);
 /* Is name (one identifier) the name of a cache tensor: kv_cache, key_cache, k_buffer, ...? */
 bool py_is_cache_name(const py_state *st, const char *name, size_t n);

@@ -54,12 +54,8 @@ static bool parse_family(const char *s, sink_family *out)
     return false;
 }
 
-static bool parse_receiver(const char *s, py_sink_kind kind, py_receiver *out)
+static bool parse_receiver(const char *s, py_receiver *out)
 {
-    if (kind == PSK_CLASS) {
-        *out = PSR_ANY;
-        return strcmp(s, "-") == 0;
-    }
     static const struct { const char *name; py_receiver r; } t[] = {
         { "any", PSR_ANY }, { "object", PSR_OBJECT }, { "cache", PSR_CACHE },
     };
@@ -172,8 +168,12 @@ static void parse_sink(const line_ctx *c, py_sink_kind kind, char **f)
     py_sink s = { .kind = kind, .line = c->line };
     if (!is_dotted(f[1]))
         return bad_line(c, "name is not a dotted Python name", f[1]);
-    if (!parse_receiver(f[2], kind, &s.receiver))
-        return bad_line(c, kind == PSK_CLASS ? "class lines take receiver -" : "receiver is not any, object or cache", f[2]);
+    if (kind == PSK_CLASS && strcmp(f[2], "-") != 0 && !is_identifier(f[2], strlen(f[2])))
+        return bad_line(c, "a class line's third field is a package name or -", f[2]);
+    if (kind == PSK_CLASS)
+        s.package = strcmp(f[2], "-") == 0 ? NULL : arena_strdup(c->st->arena, f[2]);
+    else if (!parse_receiver(f[2], &s.receiver))
+        return bad_line(c, "receiver is not any, object or cache", f[2]);
     if (!parse_params(c, &s, f[3]))
         return;
     if (!parse_operand(c, &s, f[4], &s.key_param, &s.key_pos, &s.key_kw)
@@ -400,13 +400,26 @@ const py_sink *py_sink_match(const py_state *st, const py_call_shape *c, py_arg_
     return NULL;
 }
 
+/* Does an imported class come from package? A relative import (".attention.Attention") or a bare
+ * name whose import was not seen does; "diffusers.models.attention_processor.Attention" does not
+ * come from vllm. */
+static bool from_package(const char *spelling, const char *package)
+{
+    const char *dot = strchr(spelling, '.');
+    if (!package || !dot || spelling[0] == '.')
+        return true;
+    return (size_t)(dot - spelling) == strlen(package) && strncmp(spelling, package, strlen(package)) == 0;
+}
+
 const py_sink *py_sink_class(const py_state *st, const char *class_name)
 {
     if (!st || !class_name)
         return NULL;
-    for (size_t i = 0; i < st->sinks.n; i++)
-        if (st->sinks.v[i].kind == PSK_CLASS && ends_with_parts(class_name, st->sinks.v[i].name))
-            return &st->sinks.v[i];
+    for (size_t i = 0; i < st->sinks.n; i++) {
+        const py_sink *s = &st->sinks.v[i];
+        if (s->kind == PSK_CLASS && ends_with_parts(class_name, s->name) && from_package(class_name, s->package))
+            return s;
+    }
     return NULL;
 }
 

@@ -100,7 +100,7 @@ expect_query "signatures: only the schemas' K/V operands are stored" sinks_signa
     '[(s["line"], s["operand"], s["tensor"]) for s in d["stores"]]' \
     "[(15, 'kv', 'kv_c'), (15, 'kv', 'k_pe'), (18, 'kv', 'kv_c'), (18, 'kv', 'k_pe'), (35, 'key', 'key'), (35, 'value', 'value'), (46, 'key', 'key'), (46, 'value', 'value'), (47, 'kv', 'key'), (47, 'kv', 'value'), (49, 'key', 'key'), (49, 'value', 'value'), (55, 'key', 'k'), (55, 'value', 'k'), (64, 'key', 'k')]"
 # A function or class of the scanned file shadows a sink of the same name.
-expect_query "shadow: the file's own unified_kv_cache_update and Attention are no sinks" sinks_shadow \
+expect_query "shadow: the file's own unified_kv_cache_update and Attention, and diffusers' Attention, are no sinks" sinks_shadow \
     'len(d["stores"])' 0
 # SGLang: the pool methods are sinks, the JIT kernel set_mla_kv_buffer (bare or aliased, or a JIT
 # module's five-argument entry) is not.

@@ -70,7 +70,7 @@ START_TEST(malformed_lines)
         "call\tops\tany\tk,v\tk\tv\tcache-op\tvllm\tkvsplit\n"                   /* 10 */
         "call\tnot a name\tany\tk,v\tk\tv\tcache-op\tvllm\tkv-split\n"           /* 11 */
         "call\tnone\tany\tk,v\t-\t-\tcache-op\tvllm\tkv-split\n"                 /* 12 */
-        "class\tKlass\tany\tq,k,v\tk\tv\tattention-layer\tvllm\tkv-split\n"      /* 13 */
+        "class\tKlass\tvllm.x\tq,k,v\tk\tv\tattention-layer\tvllm\tkv-split\n"   /* 13 */
         "call\tempty_param\tany\tk,,v\tk\tv\tcache-op\tvllm\tkv-split\n"         /* 14 */
         "cache\tkv_cache\textra\n"                                               /* 15 */
         "kernel\t@triton.jit\n"                                                  /* 16 */
@@ -190,6 +190,14 @@ START_TEST(overloads_and_receivers)
     ck_assert_ptr_null(py_sink_match(st, &c, &k, &v));  /* dict-like update(other) */
     c = call("config.update", PCF_VALUE, "config", 3, NULL);
     ck_assert_ptr_null(py_sink_match(st, &c, &k, &v));
+    /* class sinks come from their engine's package */
+    ck_assert_ptr_nonnull(py_sink_class(st, "vllm.model_executor.layers.attention.Attention"));
+    ck_assert_ptr_nonnull(py_sink_class(st, ".attention.Attention"));  /* relative, inside vllm */
+    ck_assert_ptr_nonnull(py_sink_class(st, "Attention"));             /* import not seen */
+    ck_assert_ptr_null(py_sink_class(st, "diffusers.models.attention_processor.Attention"));
+    ck_assert_ptr_null(py_sink_class(st, "vllm_plugin.layers.Attention"));
+    ck_assert_ptr_nonnull(py_sink_class(st, "sglang.srt.layers.radix_attention.RadixAttention"));
+    ck_assert_ptr_null(py_sink_class(st, "vllm.attention.RadixAttention"));
     /* class sinks bind their forward signature */
     s = py_sink_class(st, "RadixAttention");
     ck_assert_ptr_nonnull(s);

@@ -197,6 +197,44 @@ static void exclude_outputs(kv_project *p, const session_options *o)
     }
 }
 
+static const file_facts *scanned(const session *s, const char *path)
+{
+    char *want = realpath(path, NULL);
+    const file_facts *hit = NULL;
+    for (size_t i = 0; want && !hit && i < s->scan->n; i++) {
+        char *real = realpath(s->scan->files[i]->path, NULL);
+        if (real && !strcmp(real, want))
+            hit = s->scan->files[i];
+        free(real);
+    }
+    free(want);
+    return hit;
+}
+
+/* A file the command line names as a config must be one: a malformed one is an error (a warning
+ * when found by a walk), and one that declares nothing kvlint reads is worth a warning, not
+ * silence (a typo'd path to the wrong YAML would leave the run checking against nothing). */
+static void check_named_config(session *s, const char *opt, const char *path)
+{
+    const file_facts *f = scanned(s, path);
+    if (!f)
+        return;   /* unreadable or refused: the scan said why */
+    const char *dot = strrchr(path, '.');
+    bool json = dot && !strcmp(dot, ".json");
+    for (size_t i = 0; i < f->diags.items.n; i++) {
+        const diag *d = &f->diags.items.v[i];
+        if (d->level == DIAG_WARNING && strstr(d->msg, "malformed")) {
+            diag_add(&s->diags, DIAG_ERROR, path, d->line, d->col, "%s: not valid %s, so nothing in it was read",
+                     opt, json ? "JSON" : "YAML");
+            return;
+        }
+    }
+    if (f->decls.n == 0 && !diag_has_errors(&f->diags))
+        diag_add(&s->diags, DIAG_WARNING, path, 0, 0,
+                 "%s: declares nothing kvlint reads (no dtype, KV-cache dtype, quantization or id range): is it "
+                 "a serving config%s?", opt, strcmp(opt, "--model-config") ? "" : " or a checkpoint config.json");
+}
+
 session *session_open(const char *cmd, char *const *paths, size_t npaths, const session_options *o)
 {
     session *s = xcalloc(1, sizeof *s);
@@ -249,6 +287,10 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
     s->scan = scan_paths((const char *const *)paths, npaths, &so);
     free(extra);
     s->deployments = deployments_resolve(s->scan->files, s->scan->n, s->project, &ro, &s->diags);
+    for (size_t i = 0; i < o->nconfigs; i++)
+        check_named_config(s, "--config", o->configs[i]);
+    if (o->model_config)
+        check_named_config(s, "--model-config", o->model_config);
     return s;
 }
 

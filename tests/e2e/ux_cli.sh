@@ -9,6 +9,9 @@
 #  - getopt's message and ours were both printed for a bad option;
 #  - diagnostics were printed after the findings;
 #  - --stats said "1 deployments";
+#  - --config/--model-config naming a file that is not a serving config was accepted silently, and
+#    a malformed JSON one was a warning ("malformed YAML") with exit 1;
+#  - docs/output-formats.md showed matrix cells as `unsafe RULE path:line`, not as printed;
 #  - --quiet, and "did you mean" for a mistyped what-if dtype.
 . "$top_srcdir/tests/e2e/lib.sh"
 export HOME="$tmpdir/home" GIT_CONFIG_NOSYSTEM=1
@@ -79,4 +82,22 @@ expect_status "mistyped what-if dtype" 2 $?
 expect_contains "did you mean" "$tmpdir/err" "unknown dtype 'fp8-e5m2'; did you mean 'fp8_e5m2'?"
 run check --dtype bfloat61 .
 expect_contains "did you mean (model dtype)" "$tmpdir/err" "did you mean 'bfloat16'?"
+dir=$kv011
+printf '{"torch_dtype": "bfloat16",\n' >"$tmpdir/bad.json"
+run check --model-config "$tmpdir/bad.json" .
+expect_status "malformed JSON --model-config: exit 2" 2 $?
+expect_contains "called JSON and an error" "$tmpdir/err" "error: --model-config: not valid JSON"
+printf 'foo: bar\n' >"$tmpdir/other.yaml"
+run check --config "$tmpdir/other.yaml" .
+expect_contains "a --config that declares nothing is not silent" "$tmpdir/err" "other.yaml: warning: --config: declares nothing kvlint reads"
+run check --config serve.yaml .
+expect_not_contains "a real --config: no such warning" "$tmpdir/err" "declares nothing"
+
+# The matrix example in docs/output-formats.md is what kvlint prints (those rows, in that form).
+awk '/<!-- matrix-example -->/ { on = 1; next } on && /^```/ { if (++fence == 2) exit; next } on && fence == 1' \
+    "$top_srcdir/docs/output-formats.md" >"$tmpdir/doc-matrix"
+(cd "$top_srcdir" && "$KVLINT" matrix examples/) >"$tmpdir/matrix" 2>&1
+missing=0
+while IFS= read -r line; do grep -qxF -- "$line" "$tmpdir/matrix" || { missing=1; echo "    not printed: $line"; }; done <"$tmpdir/doc-matrix"
+if [ -s "$tmpdir/doc-matrix" ] && [ "$missing" = 0 ]; then pass "docs' matrix rows are printed as shown"; else fail "docs' matrix rows differ from the output"; fi
 finish

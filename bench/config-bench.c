@@ -14,7 +14,7 @@
 #include <time.h>
 #include <yaml.h>
 
-#include "config/project.h"
+#include "project/project.h"
 #include "facts/facts.h"
 #include "scan/frontend.h"
 #include "util/strbuf.h"

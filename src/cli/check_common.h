@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "check/eval.h"
-#include "config/project.h"
+#include "project/project.h"
 
 typedef struct id_list {
     char **v;        /* heap strings, NULL-terminated when n > 0 */

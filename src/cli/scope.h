@@ -21,7 +21,7 @@
 #include <stddef.h>
 
 #include "check/eval.h"
-#include "config/project.h"
+#include "project/project.h"
 #include "util/fsutil.h"
 
 typedef struct run_scope {

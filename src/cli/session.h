@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "cli/scope.h"
-#include "config/project.h"
+#include "project/project.h"
 #include "report/report.h"
 #include "resolve/deploy.h"
 #include "scan/scan.h"

@@ -1,6 +1,5 @@
-# src/config: the config front end (YAML/JSON via libyaml, shell, Dockerfile) and .kvlint.yaml.
+# src/config: the config front end (YAML/JSON via libyaml, shell, Dockerfile).
 src_libkvlint_a_SOURCES += \
-	src/config/project.h src/config/project.c src/config/glob.c \
 	src/config/ytree.h src/config/ytree.c \
 	src/config/shellwords.h src/config/shellwords.c \
 	src/config/cfg.h src/config/argv.c src/config/cfg_yaml.c src/config/cfg_text.c \

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config/project.h"
+#include "project/project.h"
 #include "facts/facts.h"
 #include "frontend/frontend.h"
 #include "python/pytorch_api.h"

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config/project.h"
+#include "project/project.h"
 #include "facts/facts.h"
 
 typedef struct id_range {

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config/project.h"
+#include "project/project.h"
 #include "facts/facts.h"
 #include "frontend/frontend.h"
 

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config/project.h"
+#include "project/project.h"
 #include "config/shellwords.h"
 #include "config/ytree.h"
 #include "frontend/frontend.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/project.h"
+#include "project/project.h"
 #include "python/pyfe.h"
 
 static const char *srcdir(void)

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "config/project.h"
+#include "project/project.h"
 #include "config/ytree.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/project.h"
+#include "project/project.h"
 #include "util/xalloc.h"
 
 typedef enum tok_kind { T_LIT, T_ONE, T_STAR, T_DSTAR } tok_kind;

@@ -315,9 +315,11 @@ static cvals eval_limits(fn_ctx *x, CXCursor call, const char *text)
         r.unknown = true;
         return r;
     }
-    /* libcu++ before CCCL 2.3 has no specialisation for its half types: the primary template
-     * returns T(), zero, for every limit (a mask that does not mask; no store value to report). */
-    if (libcuxx && te && te->dt_kind == CXD_FIXED && !is_float) {
+    /* Only float, double and c10's types have a real specialisation: libcu++ before CCCL 2.3 has
+     * none for __half/__nv_bfloat16, nor has the C++ library, so the primary template returns T(),
+     * zero, for every limit (a mask that does not mask; no store value to report). */
+    bool c10 = te && (strncmp(T, "c10::", 5) == 0 || strncmp(T, "at::", 4) == 0);
+    if (te && te->dt_kind == CXD_FIXED && !is_float && (libcuxx || !c10)) {
         r.unknown = true;
         return r;
     }
@@ -449,7 +451,13 @@ static cvals eval_call(fn_ctx *x, CXCursor c, int depth)
     }
     if ((cv = cxx_find(st->converts.v, st->converts.n, name)))
         return eval_convert(x, c, cv, name);
-    if ((cv = cxx_find(st->types.v, st->types.n, name)) && nargs == 1)  /* __nv_fp8_e4m3(x) */
+    /* A constructor of an element type (__nv_fp8_e4m3(x), the implicit c10::Half(float)): by its
+     * name, else by the type it makes. */
+    if (nargs == 1 && clang_getCursorKind(clang_getCursorReferenced(c)) == CXCursor_Constructor && !cxx_find(st->types.v, st->types.n, name))
+        cv = type_entry(st, clang_getCursorType(c));
+    else
+        cv = cxx_find(st->types.v, st->types.n, name);
+    if (cv && nargs == 1)
         return converted(eval(x, clang_Cursor_getArgument(c, 0), depth + 1), conv_of(cv->sat),
                          arena_printf(x->a, "conversion to %s", name), cv->dt_kind == CXD_FIXED, cv->dtype);
     if ((cv = cxx_find(st->bits.v, st->bits.n, name)) && nargs == 1) {

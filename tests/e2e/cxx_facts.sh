@@ -67,7 +67,7 @@ expect_query "scaled_convert is saturating" cast_cache_t \
     "[s['conversion'] for s in d['stores'] if 'scaled_convert' in (s['conversion_api'] or '')]" "['saturating']"
 expect_query "__float2half(-FLT_MAX) into a __half cache" half_cache \
     "sorted((x['rule'], x['line'], x['dtype']) for x in d['findings'])" "[('KV001', 7, 'float16'), ('KV001', 8, 'float16')]"
-expect_query "numeric_limits<cache_t>::infinity()" limits "[(x['rule'], x['line']) for x in d['findings']]" "[('KV001', 9)]"
+expect_query "numeric_limits: cache_t, float, unspecialised __half, c10::Half" limits "[(x['rule'], x['line']) for x in d['findings']]" "[('KV001', 11), ('KV001', 21), ('KV001', 24)]"
 expect_query "bf16 key cache from __float2bfloat16(-FLT_MAX)" bf16_key \
     "[(x['rule'], x['line'], x['dtype']) for x in d['findings']]" "[('KV001', 8, 'bfloat16')]"
 expect_query "logits and LSE buffers stay silent" logits "(len(d['stores']), len(d['findings']))" "(0, 0)"

@@ -2,6 +2,9 @@
  * without the CUDA SDK (kvlint passes -nocudainc and force-includes this file). Declarations
  * only: kvlint never compiles or runs this code. See docs/cxx.md. */
 #pragma once
+#ifndef __CUDACC__
+#define __CUDACC__ 1 /* nvcc defines it in every CUDA compilation; clang's SDK wrapper would */
+#endif
 #ifndef __global__
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))

@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "config/project.h"
+#include "project/project.h"
 #include "util/xalloc.h"
 
 /* One process-wide set-up, as kvlint's scanner does before its threads: a fuzzing process runs

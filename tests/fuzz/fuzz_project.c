@@ -2,7 +2,7 @@
  * uses them. */
 #include "fuzz.h"
 
-#include "config/project.h"
+#include "project/project.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -234,6 +234,28 @@ static int by_name(const void *x, const void *y)
     return c ? c : (a->on > b->on) - (a->on < b->on);
 }
 
+/* Rows are sorted by name: a row whose `on` overlaps an earlier row of the same name is dropped
+ * (the first one in the file wins, so the order of the sort does not matter). */
+static void drop_duplicates(pt_api *api, const char *path, diag_list *diags)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < api->n; i++) {
+        bool dup = false;
+        for (size_t j = k; j-- > 0 && strcmp(api->v[j].name, api->v[i].name) == 0;)
+            if (api->v[j].on & api->v[i].on) {
+                const pt_entry *later = api->v[j].line > api->v[i].line ? &api->v[j] : &api->v[i];
+                diag_add(diags, DIAG_WARNING, path, later->line, 1, "second torch API row for %s ignored", later->name);
+                if (later == &api->v[j])
+                    api->v[j] = api->v[i];
+                dup = true;
+                break;
+            }
+        if (!dup)
+            api->v[k++] = api->v[i];
+    }
+    api->n = k;
+}
+
 pt_api *pt_api_parse(const char *text, size_t len, const char *path, diag_list *diags)
 {
     pt_api *api = xcalloc(1, sizeof *api);
@@ -255,8 +277,10 @@ pt_api *pt_api_parse(const char *text, size_t len, const char *path, diag_list *
             if (split_tabs(line, f, NCOLS) != NCOLS || !parse_row(api->arena, f, &e))
                 diag_add(diags, DIAG_WARNING, path, lineno, 1,
                          "malformed torch API line ignored (want 9 tab-separated fields, see the table's header)");
-            else
+            else {
+                e.line = lineno;
                 ARENA_PUSH(api->arena, rows, e);
+            }
         }
         line = nl ? nl + 1 : NULL;
     }
@@ -264,6 +288,7 @@ pt_api *pt_api_parse(const char *text, size_t len, const char *path, diag_list *
     api->n = rows.n;
     if (api->n)
         qsort(api->v, api->n, sizeof *api->v, by_name);
+    drop_duplicates(api, path, diags);
     build_slots(api);
     return api;
 }

@@ -17,6 +17,7 @@
 #define KV_PYTORCH_API_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/arena.h"
 #include "util/diag.h"
@@ -94,12 +95,14 @@ typedef struct pt_entry {
     bool tensor_ctx, int_source, cast_ctx;
     const char *module;
     pt_dtype_class cls;
+    uint32_t line;        /* its line in the table (diagnostics) */
 } pt_entry;
 
 typedef struct pt_api pt_api;
 
-/* Load <datadir>/grammars/python/torch.tsv. A malformed line is a warning with its line number
- * and is skipped; an unreadable file is an error and gives an empty table. Never NULL. */
+/* Load <datadir>/grammars/python/torch.tsv. A malformed line, or a second row for a name and an
+ * `on` kind already given, is a warning with its line number and is skipped; an unreadable file
+ * is an error and gives an empty table. Never NULL. */
 pt_api *pt_api_load(const char *datadir, diag_list *diags);
 /* The same from a text in memory (tests); path names it in diagnostics. */
 pt_api *pt_api_parse(const char *text, size_t len, const char *path, diag_list *diags);

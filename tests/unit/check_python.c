@@ -148,13 +148,16 @@ START_TEST(torch_api_table)
                       "fn\tempty\tnowhere\tkw\tunknown\t-\t-\t-\ttorch.empty\n"         /* bad returns */
                       "fn\tpad\tnew\tinput\tjoin\tvalue\t-\t-\tF.pad\n"                /* fill without POS: */
                       "dtype\tint7\tint\tint7\t-\t-\t-\t-\t-\n"                       /* no such width */
-                      "method\tto\tcast\ttarget\tcast\t-\tcast\tbitcast-kw\t.to\n";
+                      "method\tto\tcast\ttarget\tcast\t-\tcast\tbitcast-kw\t.to\n"
+                      "both\tfull\tnew\tkw\tunknown\t-\t-\t-\ttorch.full\n";       /* a second fn row */
     diag_init(&d, a);
     api = pt_api_parse(bad, strlen(bad), "t.tsv", &d);
-    ck_assert_uint_eq(d.items.n, 4);
+    ck_assert_uint_eq(d.items.n, 5);
     ck_assert_uint_eq(d.items.v[0].line, 3);
     ck_assert_uint_eq(d.items.v[3].line, 6);
-    ck_assert(pt_function(api, "full", 4) && pt_method(api, "to", 2));
+    ck_assert_uint_eq(d.items.v[4].line, 8);
+    ck_assert(pt_function(api, "full", 4) && pt_function(api, "full", 4)->values == PTV_FILL);
+    ck_assert(pt_method(api, "to", 2));
     ck_assert_ptr_null(pt_function(api, "zeros", 5));
     ck_assert_ptr_null(pt_function(api, "pad", 3));
     pt_api_free(api);

@@ -437,6 +437,25 @@ static bool project_rules_known(const session *s, const rule_set *rules)
     return ok;
 }
 
+/* `kvlint: ignore[KV03]` names no rule: it suppresses nothing and would hide nothing either, so
+ * say so (a warning at the comment) instead of letting the typo stand. */
+static void unknown_suppression_ids(session *s, const rule_set *rules)
+{
+    for (size_t i = 0; i < s->scan->n; i++) {
+        const file_facts *f = s->scan->files[i];
+        if (!scope_shows_path(&s->scope, f->path))
+            continue;
+        for (size_t k = 0; k < f->suppressions.n; k++) {
+            const suppression *sp = &f->suppressions.v[k];
+            for (size_t j = 0; sp->ids && sp->ids[j]; j++)
+                if (!rule_find(rules, sp->ids[j]))
+                    diag_add(&s->diags, DIAG_WARNING, f->path, sp->line, sp->col,
+                             "kvlint: ignore[%s]: no rule is called '%s' (kvlint explain lists them)", sp->ids[j],
+                             sp->ids[j]);
+        }
+    }
+}
+
 static int run(char **paths, size_t npaths, session_options *so, check_options *co)
 {
     run_state st = {0};
@@ -455,6 +474,7 @@ static int run(char **paths, size_t npaths, session_options *so, check_options *
     for (size_t i = 0; i < co->nout && !st.repo_root; i++)
         if (co->out[i].print == report_github || co->out[i].print == report_gitlab)
             st.repo_root = git_top_of(paths[0]);
+    unknown_suppression_ids(st.s, st.rules);
     st.eo = common_eval_options(&co->common, st.s->project);
     const char *off = co->warn_unused ? unused_ignores_off(co, so, st.s, paths, npaths) : NULL;
     if (off && !so->quiet)

@@ -12,6 +12,7 @@
 #  - --config/--model-config naming a file that is not a serving config was accepted silently, and
 #    a malformed JSON one was a warning ("malformed YAML") with exit 1;
 #  - docs/output-formats.md showed matrix cells as `unsafe RULE path:line`, not as printed;
+#  - an unknown id in a suppression comment (ignore[KV03]) was not reported;
 #  - --quiet, and "did you mean" for a mistyped what-if dtype.
 . "$top_srcdir/tests/e2e/lib.sh"
 export HOME="$tmpdir/home" GIT_CONFIG_NOSYSTEM=1
@@ -92,6 +93,15 @@ run check --config "$tmpdir/other.yaml" .
 expect_contains "a --config that declares nothing is not silent" "$tmpdir/err" "other.yaml: warning: --config: declares nothing kvlint reads"
 run check --config serve.yaml .
 expect_not_contains "a real --config: no such warning" "$tmpdir/err" "declares nothing"
+
+mkdir -p "$tmpdir/typo"
+cp "$kv011"/* "$tmpdir/typo/"
+sed -i 's/ignore\[KV001\]/ignore[KV03,KV001]/' "$tmpdir/typo/head.py"
+dir="$tmpdir/typo"
+run check .
+expect_contains "unknown id in a suppression is reported at the comment" "$tmpdir/err" \
+    "head.py:5:14: warning: kvlint: ignore[KV03]: no rule is called 'KV03'"
+expect_contains "the valid id still suppresses" "$tmpdir/out" "(1 suppressed)"
 
 # The matrix example in docs/output-formats.md is what kvlint prints (those rows, in that form).
 awk '/<!-- matrix-example -->/ { on = 1; next } on && /^```/ { if (++fence == 2) exit; next } on && fence == 1' \

@@ -80,11 +80,25 @@ typedef struct py_sink {
     uint32_t line;                /* of its table line (0 for user sinks) */
 } py_sink;
 
+/* A cache-name pattern, split once at load: "*kv_cache*" is core "kv_cache", lead and trail. */
+typedef struct py_pattern {
+    const char *core;
+    size_t n;
+    bool lead, trail;    /* a leading / trailing `*` */
+} py_pattern;
+
+/* An identifier, with its length (the prefilter compares lengths first). */
+typedef struct py_word {
+    const char *s;
+    size_t n;
+} py_word;
+
 typedef struct py_state {
     kv_arena *arena;
     pt_api *torch;                         /* grammars/python/torch.tsv (pytorch_api.h) */
     ARENA_VEC(py_sink) sinks;
-    ARENA_VEC(const char *) cache_names;   /* glob-ish: "*kv_cache*", "k_cache", "past_key_value*" */
+    ARENA_VEC(py_pattern) cache_names;     /* glob-ish: "*kv_cache*", "k_cache", "past_key_value*" */
+    ARENA_VEC(py_word) sink_words;         /* last dotted parts of the sinks, without repeats */
     ARENA_VEC(const char *) kernels;       /* decorators of device kernels: "triton.jit", ... */
     const unsigned char *node_kinds;       /* the evaluator's node kind by symbol id (pytree.c) */
     uint32_t nnode_kinds;

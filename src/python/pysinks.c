@@ -211,10 +211,35 @@ static void parse_line(const line_ctx *c, char **f, size_t n)
     if (k == 3 && !is_dotted(f[1]))
         return bad_line(c, "name is not a dotted Python name", f[1]);
     const char *name = arena_strdup(c->st->arena, f[1]);
-    if (k == 2)
-        ARENA_PUSH(c->st->arena, c->st->cache_names, name);
-    else
+    if (k == 3) {
         ARENA_PUSH(c->st->arena, c->st->kernels, name);
+        return;
+    }
+    size_t pl = strlen(name);
+    py_pattern pat = { .lead = pl && name[0] == '*', .trail = pl > 1 && name[pl - 1] == '*' };
+    pat.core = name + pat.lead;
+    pat.n = pl - pat.lead - pat.trail;
+    ARENA_PUSH(c->st->arena, c->st->cache_names, pat);
+}
+
+/* The prefilter's words: the last dotted part of every sink not tied to a cache-named receiver
+ * (that receiver is a word of its own), each once. Rebuilt whenever sinks are added. */
+static void index_words(py_state *st)
+{
+    st->sink_words.n = 0;
+    for (size_t i = 0; i < st->sinks.n; i++) {
+        const py_sink *s = &st->sinks.v[i];
+        if (s->receiver == PSR_CACHE)
+            continue;
+        const char *dot = strrchr(s->name, '.');
+        py_word w = { .s = dot ? dot + 1 : s->name };
+        w.n = strlen(w.s);
+        bool seen = false;
+        for (size_t j = 0; !seen && j < st->sink_words.n; j++)
+            seen = st->sink_words.v[j].n == w.n && memcmp(st->sink_words.v[j].s, w.s, w.n) == 0;
+        if (!seen)
+            ARENA_PUSH(st->arena, st->sink_words, w);
+    }
 }
 
 void py_sinks_read(py_state *st, const char *path, const char *text, size_t len, diag_list *diags)
@@ -242,6 +267,7 @@ void py_sinks_read(py_state *st, const char *path, const char *text, size_t len,
         }
         line = nl ? nl + 1 : NULL;
     }
+    index_words(st);
 }
 
 static void load_table(py_state *st, const char *datadir, diag_list *diags)
@@ -294,6 +320,7 @@ py_state *py_state_load(const char *datadir, const kv_project *project, diag_lis
     py_state *st = py_state_new();
     load_table(st, datadir, diags);
     add_user_sinks(st, project);
+    index_words(st);
     st->node_kinds = py_node_kinds(st->arena, &st->nnode_kinds);
     st->torch = pt_api_load(datadir, diags);
     return st;
@@ -431,47 +458,37 @@ bool py_is_kernel_decorator(const py_state *st, const char *spelling)
     return false;
 }
 
-static bool pattern_match(const char *pat, const char *s, size_t n)
+static bool pattern_match(const py_pattern *p, const char *s, size_t n)
 {
-    size_t pl = strlen(pat);
-    bool lead = pl && pat[0] == '*', trail = pl > 1 && pat[pl - 1] == '*';
-    const char *core = pat + lead;
-    size_t cl = pl - lead - trail;
-    if (cl > n)
+    if (p->n > n)
         return false;
-    if (lead && trail) {
-        for (size_t i = 0; i + cl <= n; i++)
-            if (memcmp(s + i, core, cl) == 0)
+    if (p->lead && p->trail) {
+        for (size_t i = 0; i + p->n <= n; i++)
+            if (s[i] == p->core[0] && memcmp(s + i, p->core, p->n) == 0)
                 return true;
         return false;
     }
-    if (lead)
-        return memcmp(s + n - cl, core, cl) == 0;
-    if (trail)
-        return memcmp(s, core, cl) == 0;
-    return cl == n && memcmp(s, core, cl) == 0;
+    if (p->lead)
+        return memcmp(s + n - p->n, p->core, p->n) == 0;
+    if (p->trail)
+        return memcmp(s, p->core, p->n) == 0;
+    return p->n == n && memcmp(s, p->core, n) == 0;
 }
 
 bool py_is_cache_name(const py_state *st, const char *name, size_t n)
 {
     for (size_t i = 0; st && i < st->cache_names.n; i++)
-        if (pattern_match(st->cache_names.v[i], name, n))
+        if (pattern_match(&st->cache_names.v[i], name, n))
             return true;
     return false;
 }
 
 bool py_is_sink_word(const py_state *st, const char *name, size_t n)
 {
-    if (py_is_cache_name(st, name, n))
-        return true;
-    for (size_t i = 0; st && i < st->sinks.n; i++) {
-        const py_sink *s = &st->sinks.v[i];
-        if (s->receiver == PSR_CACHE)
-            continue;  /* needs a cache-named receiver, which is a word of its own */
-        const char *dot = strrchr(s->name, '.');
-        const char *w = dot ? dot + 1 : s->name;
-        if (strlen(w) == n && memcmp(w, name, n) == 0)
+    if (!st)
+        return false;
+    for (size_t i = 0; i < st->sink_words.n; i++)
+        if (st->sink_words.v[i].n == n && memcmp(st->sink_words.v[i].s, name, n) == 0)
             return true;
-    }
-    return false;
+    return py_is_cache_name(st, name, n);
 }

@@ -138,6 +138,28 @@ const char *ev_declared(kv_arena *a, const resolved_dtype *rd)
     return rd->how ? rd->how : "engine default";
 }
 
+size_t ev_scope(ectx *c, size_t fi, const deployment *const **out)
+{
+    if (!c->scope_valid || c->scope_fi != fi) {
+        if (!c->scope)
+            c->scope = arena_alloc(c->out->arena, (c->deps->n + 1) * sizeof *c->scope);
+        c->nscope = 0;
+        const char *path = c->files[fi]->path;
+        bool script = path_is_script(path, c->deps->root_len);  /* deployment_applies, path walked once */
+        for (size_t i = 0; i < c->deps->n; i++) {
+            const char *scope = c->deps->v[i].scope;
+            if (!scope || !script || !path || strncmp(path, scope, strlen(scope)) == 0)
+                c->scope[c->nscope++] = &c->deps->v[i];
+        }
+        if (c->nscope == 0 && c->deps->fallback)
+            c->scope[c->nscope++] = c->deps->fallback;
+        c->scope_fi = fi;
+        c->scope_valid = true;
+    }
+    *out = c->scope;
+    return c->nscope;
+}
+
 /* The key of what a finding is about (value origin, fact location, deployment). */
 const char *ev_subject(kv_arena *a, const kv_loc *origin, const kv_loc *fact, const deployment *d)
 {
@@ -185,6 +207,13 @@ void ev_emit(ectx *c, draft *f, vars *vs)
         .nrelated = f->nrelated,
         .deployment = f->dep ? f->dep->name : NULL,
     };
+    if (f->dep) {
+        finding_deployment *fd = arena_alloc(a, sizeof *fd);
+        size_t order = f->dep == c->deps->fallback ? c->deps->n : (size_t)(f->dep - c->deps->v);
+        *fd = (finding_deployment){ f->dep->name, f->dtype, f->dep->loc, order < c->deps->n ? order : c->deps->n };
+        x.deployments = fd;
+        x.ndeployments = 1;
+    }
     if (f->dtype_from && f->dtype_from->decl && f->dtype_from->decl->loc.path) {
         x.has_dtype_origin = true;
         x.dtype_origin = f->dtype_from->decl->loc;

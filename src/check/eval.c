@@ -185,6 +185,108 @@ static void merge_related(kv_arena *ar, finding *a, const finding *b)
     }
 }
 
+/* a's deployments plus those of b it lacks, in deployment-set order. */
+static void merge_deployments(kv_arena *ar, finding *a, const finding *b)
+{
+    size_t n = a->ndeployments + b->ndeployments;
+    if (!b->ndeployments)
+        return;
+    finding_deployment *v = arena_alloc(ar, n * sizeof *v);
+    size_t i = 0, j = 0, k = 0;
+    while (i < a->ndeployments || j < b->ndeployments) {
+        const finding_deployment *x = i < a->ndeployments ? &a->deployments[i] : NULL;
+        const finding_deployment *y = j < b->ndeployments ? &b->deployments[j] : NULL;
+        if (x && y && x->order == y->order) {
+            v[k++] = *x, i++, j++;
+        } else if (x && (!y || x->order < y->order)) {
+            v[k++] = *x, i++;
+        } else {
+            v[k++] = *y, j++;
+        }
+    }
+    a->deployments = v;
+    a->ndeployments = k;
+}
+
+/* Same rule at the same primary location (and both suppressed or not): one site. */
+static bool same_site(const finding *a, const finding *b)
+{
+    return a->rule == b->rule && a->loc.line == b->loc.line && a->loc.col == b->loc.col &&
+           strcmp(a->loc.path ? a->loc.path : "", b->loc.path ? b->loc.path : "") == 0 &&
+           a->suppressed == b->suppressed;
+}
+
+/* Whether deployment d is declared in a file named after the code file of f (test_moondream3.py
+ * for models/moondream3.py): the script that runs that code, told first. Presentation only: it never
+ * decides whether d applies. */
+static bool named_after(const finding *f, const finding_deployment *d)
+{
+    const char *code = f->loc.path ? strrchr(f->loc.path, '/') : NULL;
+    code = code ? code + 1 : f->loc.path;
+    const char *decl = d->loc.path ? strrchr(d->loc.path, '/') : NULL;
+    decl = decl ? decl + 1 : d->loc.path;
+    if (!code || !decl)
+        return false;
+    size_t n = strcspn(code, ".");
+    if (n < 4)
+        return false;  /* too short to name anything (a.py, ops.py) */
+    for (const char *p = decl; *p; p++)
+        if (strncmp(p, code, n) == 0)
+            return true;
+    return false;
+}
+
+/* The deployment f's message should speak of: one named after f's file, else the first. */
+static size_t lead_rank(const finding *f)
+{
+    for (size_t i = 0; i < f->ndeployments; i++)
+        if (named_after(f, &f->deployments[i]))
+            return f->deployments[i].order;
+    return f->ndeployments ? SIZE_MAX / 2 + f->deployments[0].order : 0;
+}
+
+/* A site reported under several deployments is one finding: the message, value and notes of one
+ * deployment (a finding that depends on none first, then a deployment declared in a script named
+ * after the code's file, then the first in deployment-set order), with every deployment listed, that
+ * one first. l is sorted, so a site's findings are adjacent; the order holds. */
+static void merge_sites(kv_arena *ar, finding_list *l)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < l->v.n;) {
+        size_t j = i + 1, p = i;
+        while (j < l->v.n && same_site(&l->v.v[i], &l->v.v[j]))
+            j++;
+        for (size_t k = i + 1; k < j; k++)
+            if (lead_rank(&l->v.v[k]) < lead_rank(&l->v.v[p]))
+                p = k;
+        finding x = l->v.v[p];
+        const finding_deployment *lead = x.ndeployments ? &x.deployments[0] : NULL;
+        for (size_t d = 0; d < x.ndeployments; d++)
+            if (named_after(&x, &x.deployments[d])) {
+                lead = &x.deployments[d];
+                break;
+            }
+        finding_deployment first = lead ? *lead : (finding_deployment){0};
+        for (size_t k = i; k < j; k++)
+            if (k != p)
+                merge_deployments(ar, &x, &l->v.v[k]);
+        if (lead) { /* the deployment the message speaks of goes first, the others in set order */
+            finding_deployment *v = arena_alloc(ar, x.ndeployments * sizeof *v);
+            size_t n = 0;
+            v[n++] = first;
+            for (size_t d = 0; d < x.ndeployments; d++)
+                if (x.deployments[d].order != first.order)
+                    v[n++] = x.deployments[d];
+            x.deployments = v;
+            x.ndeployments = n;
+            x.deployment = first.name;
+        }
+        l->v.v[w++] = x;
+        i = j;
+    }
+    l->v.n = w;
+}
+
 static void run_family(ectx *c)
 {
     switch (c->r->family) {
@@ -235,8 +337,10 @@ finding_list *evaluate(const rule_set *rules, file_facts *const *files, size_t n
         qsort(l->v.v, l->v.n, sizeof *l->v.v, finding_cmp);
     size_t w = 0;
     for (size_t i = 0; i < l->v.n; i++) {
-        if (w && same_finding(&l->v.v[w - 1], &l->v.v[i]))
+        if (w && same_finding(&l->v.v[w - 1], &l->v.v[i])) {
+            merge_deployments(l->arena, &l->v.v[w - 1], &l->v.v[i]);
             continue;
+        }
         if (l->v.v[i].suppressed && !opt->keep_suppressed) {
             l->suppressed++;
             continue;
@@ -244,11 +348,13 @@ finding_list *evaluate(const rule_set *rules, file_facts *const *files, size_t n
         if (w && same_subject(&l->v.v[w - 1], &l->v.v[i]) &&
             l->v.v[w - 1].suppressed == l->v.v[i].suppressed) {
             merge_related(l->arena, &l->v.v[w - 1], &l->v.v[i]);
+            merge_deployments(l->arena, &l->v.v[w - 1], &l->v.v[i]);
             continue;
         }
         l->v.v[w++] = l->v.v[i];
     }
     l->v.n = w;
+    merge_sites(l->arena, l);
     return l;
 }
 

@@ -2,9 +2,10 @@
  * eval.h: joining facts with deployments and asking the numerics; the result is a list of findings.
  *
  * For every enabled rule, its condition family (a C function in fam_*.c) walks the facts it cares
- * about, evaluates each one under every deployment in scope, and emits a finding per unsafe
- * (fact, value, deployment). Findings are then de-duplicated (one value reaching several sinks with
- * the same message is one finding with a note per sink), matched against the suppression
+ * about, evaluates each one under every deployment that applies to its file (deployment_applies),
+ * and emits a finding per unsafe (fact, value, deployment). Findings are then de-duplicated (one
+ * value reaching several sinks with the same message is one finding with a note per sink; one site
+ * reported under several deployments is one finding listing them), matched against the suppression
  * comments the front ends recorded, and sorted (path, line, column, rule, message), so output is the
  * same whatever the thread schedule or input order.
  *
@@ -31,6 +32,14 @@ typedef struct path_result {
     int outcome;            /* outcome class (kvn_outcome or OUTC_*) */
 } path_result;
 
+/* One deployment a finding's site is reported under. */
+typedef struct finding_deployment {
+    const char *name;       /* the deployment's name ("deploy/k8s.yaml:12 (vllm, k8s-args)") */
+    const char *dtype;      /* the dtype the finding is about under it, or NULL */
+    kv_loc loc;             /* where the deployment is described (path NULL when nowhere) */
+    size_t order;           /* its index in the deployment set (the fallback engine default: n) */
+} finding_deployment;
+
 typedef struct finding {
     const rule *rule;
     kv_severity severity;
@@ -46,7 +55,12 @@ typedef struct finding {
     size_t nrelated;
     const kv_step *steps;   /* the value's flow (SARIF codeFlows) */
     size_t nsteps;
-    const char *deployment; /* deployment name, or NULL */
+    const char *deployment; /* the first deployment's name (of deployments[]), or NULL */
+    const finding_deployment *deployments; /* every deployment the site is reported under, in the
+                                              order of the deployment set: a site (rule and primary
+                                              location) is one finding, whatever the number of
+                                              deployments; the message is the first one's */
+    size_t ndeployments;
     bool suppressed;
 } finding;
 

@@ -79,6 +79,7 @@ static bool deployment_dependent(const dtype_ref *r, const kv_value *a, const kv
 
 void fam_construction(ectx *c)
 {
+    const deployment *const *deps;
     for (size_t fi = 0; fi < c->nfiles; fi++) {
         const file_facts *ff = c->files[fi];
         for (size_t k = 0; k < ff->constructions.n; k++) {
@@ -88,8 +89,8 @@ void fam_construction(ectx *c)
             if (!deployment_dependent(&cf->dtype, &cf->value, NULL))
                 construction_under(c, cf, NULL);
             else
-                for (size_t di = 0; di < c->deps->n; di++)
-                    construction_under(c, cf, &c->deps->v[di]);
+                for (size_t di = 0, nd = ev_scope(c, fi, &deps); di < nd; di++)
+                    construction_under(c, cf, deps[di]);
         }
     }
 }
@@ -105,54 +106,114 @@ static double overflow_margin(kvn_fmt f)
     return ldexp(1.0, e - 1 - fi->man_bits - 1);
 }
 
+/* Two dtype references that name the same dtype under every deployment. */
+static bool same_dtype_ref(const dtype_ref *x, const dtype_ref *y)
+{
+    if (x->kind != y->kind)
+        return false;
+    switch (x->kind) {
+    case DREF_CONCRETE: return x->dtype == y->dtype;
+    case DREF_MODEL:
+    case DREF_KV: return true;
+    default: return x->text && y->text && strcmp(x->text, y->text) == 0;
+    }
+}
+
+/* finfo(D).min + finfo(D).min computed in D (or two max planes): -2 * max(D) is beyond max(D) in
+ * every float dtype, so the sum is an infinity whatever D the deployment chooses. A difference of
+ * two such planes (m1 - m2) is 0 or +-max: no overflow. */
+static bool same_dtype_planes(const arith_fact *af)
+{
+    const kv_value *x = &af->a, *y = &af->b;
+    return af->kind == ARITH_SENTINEL_SUM && x->sym != SYM_NONE && x->sym == y->sym &&
+           (x->sym == SYM_FINFO_MIN || x->sym == SYM_FINFO_MAX) && x->sym_scale == 1 && y->sym_scale == 1 &&
+           x->sym_add == 0 && y->sym_add == 0 && af->a_negated == af->b_negated &&
+           same_dtype_ref(&x->sym_dtype, &y->sym_dtype) && same_dtype_ref(&x->sym_dtype, &af->dtype);
+}
+
+/* The expression as written: `s + x`, `s - x`, `x - s`. */
+static const char *arith_expr(kv_arena *a, const arith_fact *af)
+{
+    const char *ta = af->a.text ? af->a.text : "?", *tb = af->b.text ? af->b.text : "x";
+    if (af->kind == ARITH_ZERO_TIMES_INF)
+        return arena_printf(a, "%s * %s", ta, tb);
+    if (af->a_negated)
+        return arena_printf(a, "%s - %s", tb, ta);
+    return arena_printf(a, "%s %s %s", ta, af->b_negated ? "-" : "+", tb);
+}
+
+/* The sum (+-a) + (+-b) in dt; false when it stays finite for every plausible operand. */
+static bool sum_overflows(ectx *c, const arith_fact *af, kvn_dtype dt, kvn_dtype model, kvn_dtype kv, double *res,
+                          const char **how)
+{
+    kv_arena *a = c->out->arena;
+    const kvn_dtype_info *di = kvn_dtype_get(dt);
+    double xa = cast_to_dtype(dt, value_concrete(&af->a, model, kv)).stored;
+    if (isnan(xa) || isinf(xa))
+        return false;
+    double sa = af->a_negated ? -xa : xa;
+    if (af->b.kind != VK_UNKNOWN) {
+        double xb = cast_to_dtype(dt, value_concrete(&af->b, model, kv)).stored;
+        if (isnan(xb))
+            return false;
+        double lo = xb, hi = xb;
+        if (af->b.kind == VK_FLOAT || af->b.kind == VK_INTEGER)
+            lo = fmin(af->b.lo, xb), hi = fmax(af->b.hi, xb);
+        if (af->b_negated) {
+            double t = lo;
+            lo = -hi, hi = -t;
+        }
+        *res = cast_to_dtype(dt, sa + (sa < 0 ? lo : hi)).stored;
+        *how = arena_printf(a, "is %s", ev_num(a, *res));
+        return isinf(*res);
+    }
+    /* An operand of unknown value (scores, logits) is plausible up to the rule's operand_bound:
+     * the sum overflows only if the headroom left by the sentinel is below it. */
+    double margin = kvn_fmt_get(di->elem)->max + overflow_margin(di->elem) - fabs(xa);
+    if (!(margin <= c->r->operand_bound))
+        return false;
+    *res = sa < 0 ? -INFINITY : INFINITY;
+    /* the unknown x must push the sum outward: x <= -margin, or x >= margin when it is subtracted */
+    bool x_negative = (sa < 0) != af->b_negated;
+    *how = arena_printf(a, "is %s for any %s %s %s", ev_num(a, *res), af->b.text ? af->b.text : "x",
+                        x_negative ? "<=" : ">=", ev_num(a, x_negative ? -margin : margin));
+    return true;
+}
+
 static void arith_under(ectx *c, const arith_fact *af, const deployment *d)
 {
     kv_arena *a = c->out->arena;
     kvn_dtype model = d ? d->model.dtype : KVN_DTYPE_INVALID, kv = d ? d->kv.dtype : KVN_DTYPE_INVALID;
-    kvn_dtype dt = dtype_ref_resolve(&af->dtype, model, kv);
     /* 0 * inf is NaN in every float dtype: an unknown dtype does not matter when an operand is a
-     * literal infinity (float32 holds it). */
-    bool any_dtype = dt == KVN_DTYPE_INVALID && af->kind == ARITH_ZERO_TIMES_INF;
-    if (any_dtype)
+     * literal infinity (float32 holds it); same-dtype finfo planes overflow in every dtype. */
+    bool planes = same_dtype_planes(af);
+    if (planes)
+        model = kv = kvn_dtype_by_fmt(KVN_F32);
+    kvn_dtype dt = planes ? model : dtype_ref_resolve(&af->dtype, model, kv);
+    bool any_dtype = planes || (dt == KVN_DTYPE_INVALID && af->kind == ARITH_ZERO_TIMES_INF);
+    if (any_dtype && !planes)
         dt = kvn_dtype_by_fmt(KVN_F32);
     const kvn_dtype_info *di = kvn_dtype_get(dt);
     if (!di || (di->kind != KVN_KIND_ELEMENT && di->kind != KVN_KIND_SCALED))
         return;
-    double xa = cast_to_dtype(dt, value_concrete(&af->a, model, kv)).stored;
-    double xb = af->b.kind == VK_UNKNOWN ? NAN : cast_to_dtype(dt, value_concrete(&af->b, model, kv)).stored;
     double res = NAN;
     const char *how = NULL;
-    const char *expr = arena_printf(a, "%s %s %s", af->a.text ? af->a.text : "?",
-                                    af->kind == ARITH_ZERO_TIMES_INF ? "*" : "+", af->b.text ? af->b.text : "x");
+    const char *expr = arith_expr(a, af);
     switch (af->kind) {
     case ARITH_SENTINEL_PLUS:
     case ARITH_SENTINEL_SUM:
-        if (isnan(xa) || isinf(xa))
-            return;
-        if (!isnan(xb)) {
-            double worst = af->b.kind == VK_FLOAT || af->b.kind == VK_INTEGER
-                               ? (xa < 0 ? fmin(af->b.lo, xb) : fmax(af->b.hi, xb)) : xb;
-            res = cast_to_dtype(dt, xa + worst).stored;
-            how = arena_printf(a, "is %s", ev_num(a, res));
-        } else {
-            double max = kvn_fmt_get(di->elem)->max;
-            double margin = max + overflow_margin(di->elem) - fabs(xa);
-            if (margin > 1e6 * overflow_margin(di->elem))
-                return; /* not at the edge of the range: an unknown x is unlikely to overflow it */
-            res = xa < 0 ? -INFINITY : INFINITY;
-            how = arena_printf(a, "is %s for any x %s %s", ev_num(a, res), xa < 0 ? "<=" : ">=", ev_num(a, xa < 0 ? -margin : margin));
-        }
-        if (!isinf(res))
+        if (!sum_overflows(c, af, dt, model, kv, &res, &how))
             return;
         break;
     case ARITH_ZERO_TIMES_INF: {
+        double xa = cast_to_dtype(dt, value_concrete(&af->a, model, kv)).stored;
+        double xb = af->b.kind == VK_UNKNOWN ? NAN : cast_to_dtype(dt, value_concrete(&af->b, model, kv)).stored;
         const kv_value *other = isinf(xa) ? &af->b : &af->a;
         if (!isinf(xa) && !isinf(xb))
             return;
         bool can_be_zero = other->kind == VK_UNKNOWN || (other->lo <= 0 && other->hi >= 0);
         if (!can_be_zero)
             return;
-        res = NAN;
         how = arena_printf(a, "is NaN wherever %s is 0 (0 * inf)", other->text ? other->text : "the other operand");
         break;
     }
@@ -160,7 +221,8 @@ static void arith_under(ectx *c, const arith_fact *af, const deployment *d)
     int outcome = isnan(res) ? KVN_OVERFLOW_NAN : KVN_OVERFLOW_INF;
     if (!ev_wants_outcome(c->r, outcome))
         return;
-    const resolved_dtype *from = !d ? NULL : af->dtype.kind == DREF_MODEL ? &d->model : af->dtype.kind == DREF_KV ? &d->kv : NULL;
+    const resolved_dtype *from = !d || planes ? NULL : af->dtype.kind == DREF_MODEL ? &d->model
+                                 : af->dtype.kind == DREF_KV ? &d->kv : NULL;
     path_result pr = { "arithmetic", res, outcome };
     vars vs = {0};
     ev_var(&vs, "value", af->a.text ? af->a.text : expr);
@@ -174,6 +236,8 @@ static void arith_under(ectx *c, const arith_fact *af, const deployment *d)
                 .dtype_from = from, .code_dtype_loc = from ? NULL : &af->dtype.loc, .flow = &af->a, .dep = d };
     if (af->a.origin.path && (af->a.origin.line != af->loc.line || af->a.origin.path != af->loc.path))
         ev_related(&f, &af->a.origin, "the sentinel is made here");
+    if (planes && af->b.origin.path && (af->b.origin.line != af->a.origin.line || af->b.origin.path != af->a.origin.path))
+        ev_related(&f, &af->b.origin, "the other sentinel is made here");
     if (from && from->decl)
         ev_related(&f, &from->decl->loc, arena_printf(a, "dtype %s declared here", ev_dtype_name(dt)));
     f.key = ev_subject(a, &f.loc, &af->loc, d);
@@ -182,15 +246,16 @@ static void arith_under(ectx *c, const arith_fact *af, const deployment *d)
 
 void fam_arith(ectx *c)
 {
+    const deployment *const *deps;
     for (size_t fi = 0; fi < c->nfiles; fi++) {
         const file_facts *ff = c->files[fi];
         for (size_t k = 0; k < ff->ariths.n; k++) {
             const arith_fact *af = &ff->ariths.v[k];
-            if (!deployment_dependent(&af->dtype, &af->a, &af->b))
+            if (same_dtype_planes(af) || !deployment_dependent(&af->dtype, &af->a, &af->b))
                 arith_under(c, af, NULL);
             else
-                for (size_t di = 0; di < c->deps->n; di++)
-                    arith_under(c, af, &c->deps->v[di]);
+                for (size_t di = 0, nd = ev_scope(c, fi, &deps); di < nd; di++)
+                    arith_under(c, af, deps[di]);
         }
     }
 }

@@ -45,32 +45,42 @@ void fam_decl_invalid(ectx *c)
 
 /* ---- family: unresolved-dtype ---- */
 
-/* The first stored special value: an unresolved dtype only matters when something is at stake. */
-static const kv_value *first_special_store(const ectx *c, const kv_loc **sink)
+/* For each deployment (and the fallback engine default, last), the first special value stored by
+ * code it is checked against: an unresolved dtype only matters when something is at stake. */
+static void first_special_stores(ectx *c, const kv_value **first, const kv_loc **sink)
 {
-    for (size_t fi = 0; fi < c->nfiles; fi++)
-        for (size_t k = 0; k < c->files[fi]->stores.n; k++) {
+    const deployment *const *deps;
+    for (size_t fi = 0; fi < c->nfiles; fi++) {
+        const kv_value *v = NULL;
+        const kv_loc *at = NULL;
+        for (size_t k = 0; !v && k < c->files[fi]->stores.n; k++) {
             const store_fact *s = &c->files[fi]->stores.v[k];
             if (s->cache_dtype.kind == DREF_CONCRETE)
                 continue; /* the code fixes its dtype: no deployment needed */
-            for (size_t vi = 0; vi < s->nvalues; vi++)
-                if (ev_wants_value(c->r, &s->values[vi])) {
-                    *sink = &s->loc;
-                    return &s->values[vi];
-                }
+            for (size_t vi = 0; !v && vi < s->nvalues; vi++)
+                if (ev_wants_value(c->r, &s->values[vi]))
+                    v = &s->values[vi], at = &s->loc;
         }
-    return NULL;
+        for (size_t i = 0, nd = v ? ev_scope(c, fi, &deps) : 0; i < nd; i++) {
+            size_t di = deps[i] == c->deps->fallback ? c->deps->n : (size_t)(deps[i] - c->deps->v);
+            if (!first[di])
+                first[di] = v, sink[di] = at;
+        }
+    }
 }
 
 void fam_unresolved(ectx *c)
 {
     kv_arena *a = c->out->arena;
-    const kv_loc *sink = NULL;
-    const kv_value *v = first_special_store(c, &sink);
-    if (!v)
-        return;
-    for (size_t di = 0; di < c->deps->n; di++) {
-        const deployment *d = &c->deps->v[di];
+    const kv_value **first = arena_zalloc(a, (c->deps->n + 1) * sizeof *first);
+    const kv_loc **sinks = arena_zalloc(a, (c->deps->n + 1) * sizeof *sinks);
+    first_special_stores(c, first, sinks);
+    for (size_t di = 0; di < c->deps->n + (c->deps->fallback ? 1 : 0); di++) {
+        const deployment *d = di < c->deps->n ? &c->deps->v[di] : c->deps->fallback;
+        const kv_loc *sink = sinks[di];
+        const kv_value *v = first[di];
+        if (!v)
+            continue;
         const kvn_dtype_info *di_kv = kvn_dtype_get(d->kv.dtype);
         bool unmodelled = di_kv && (di_kv->kind == KVN_KIND_UNMODELLED || di_kv->kind == KVN_KIND_AUTO);
         if (d->kv.dtype != KVN_DTYPE_INVALID && !unmodelled)

@@ -133,6 +133,7 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
 
 void fam_store_value(ectx *c)
 {
+    const deployment *const *deps;
     for (size_t fi = 0; fi < c->nfiles; fi++) {
         const file_facts *ff = c->files[fi];
         for (size_t k = 0; k < ff->stores.n; k++) {
@@ -144,9 +145,11 @@ void fam_store_value(ectx *c)
                 if (!ev_wants_value(c->r, v))
                     continue;
                 /* A dtype the code fixes is the same under every deployment: judged once. */
-                size_t ndeps = s->cache_dtype.kind == DREF_CONCRETE && c->deps->n ? 1 : c->deps->n;
-                for (size_t di = 0; di < ndeps; di++) {
-                    const deployment *d = &c->deps->v[di];
+                size_t nd = ev_scope(c, fi, &deps);
+                if (s->cache_dtype.kind == DREF_CONCRETE && nd)
+                    nd = 1;
+                for (size_t di = 0; di < nd; di++) {
+                    const deployment *d = deps[di];
                     double pts[2];
                     size_t np = ev_value_points(v, d, pts);
                     for (size_t i = 0; i < np; i++)
@@ -212,7 +215,7 @@ static void integer_point(ectx *c, const kv_value *v, const kv_loc *fact_loc, co
     double first = limit + 1;
     path_result p[MAX_PATHS];
     size_t n;
-    if (dt_from == &d->kv) {
+    if (d && dt_from == &d->kv) {
         n = store_paths(engine, dt, d->model.dtype, d->rocm, first, p);
     } else {
         kvn_result r = cast_to_dtype(dt, first);
@@ -281,13 +284,38 @@ static bool cast_is_stored(const ectx *c, const file_facts *ff, const intcast_fa
     return false;
 }
 
+/* A cast to a dtype written in code of an integer with a known range does not depend on the
+ * deployment: it is evaluated once. */
+static bool cast_deployment_free(const intcast_fact *ic)
+{
+    return (ic->dtype.kind == DREF_CONCRETE || ic->dtype.kind == DREF_NONE) && !ic->value.hi_sym &&
+           !ic->value.hi_unknown;
+}
+
+static void cast_under(ectx *c, const file_facts *ff, const intcast_fact *ic, const deployment *d,
+                       const deployment *stored_under)
+{
+    if (ic->value.kind != VK_INTEGER || (stored_under && cast_is_stored(c, ff, ic, stored_under)))
+        return;
+    kvn_dtype dt = dtype_ref_resolve(&ic->dtype, d ? d->model.dtype : KVN_DTYPE_INVALID,
+                                     d ? d->kv.dtype : KVN_DTYPE_INVALID);
+    const resolved_dtype *from = !d ? NULL : ic->dtype.kind == DREF_MODEL ? &d->model
+                                 : ic->dtype.kind == DREF_KV  ? &d->kv : NULL;
+    integer_point(c, &ic->value, &ic->loc, arena_printf(c->out->arena, "converted to %s by %s", ev_dtype_name(dt),
+                  ic->api ? ic->api : "a cast"), NULL, OPERAND_KV, d, dt, from, &ic->dtype.loc, NULL);
+}
+
 void fam_store_integer(ectx *c)
 {
     kv_arena *a = c->out->arena;
+    const deployment *const *deps;
     for (size_t fi = 0; fi < c->nfiles; fi++) {
         const file_facts *ff = c->files[fi];
-        for (size_t di = 0; di < c->deps->n; di++) {
-            const deployment *d = &c->deps->v[di];
+        if (!ff->stores.n && !ff->casts.n)
+            continue;
+        size_t nd = ev_scope(c, fi, &deps);
+        for (size_t di = 0; di < nd; di++) {
+            const deployment *d = deps[di];
             for (size_t k = 0; (c->r->facts & 1u) && k < ff->stores.n; k++) {
                 const store_fact *s = &ff->stores.v[k];
                 if (!((c->r->operands >> s->operand) & 1u))
@@ -300,17 +328,13 @@ void fam_store_integer(ectx *c)
                                       d, d->kv.dtype, &d->kv, NULL, via ? &via->loc : NULL);
                     }
             }
-            for (size_t k = 0; (c->r->facts & 2u) && k < ff->casts.n; k++) {
-                const intcast_fact *ic = &ff->casts.v[k];
-                if (ic->value.kind != VK_INTEGER || cast_is_stored(c, ff, ic, d))
-                    continue;
-                kvn_dtype dt = dtype_ref_resolve(&ic->dtype, d->model.dtype, d->kv.dtype);
-                const resolved_dtype *from = ic->dtype.kind == DREF_MODEL ? &d->model
-                                             : ic->dtype.kind == DREF_KV  ? &d->kv : NULL;
-                integer_point(c, &ic->value, &ic->loc, arena_printf(a, "converted to %s by %s", ev_dtype_name(dt),
-                              ic->api ? ic->api : "a cast"), NULL, OPERAND_KV, d, dt, from, &ic->dtype.loc, NULL);
-            }
+            for (size_t k = 0; (c->r->facts & 2u) && k < ff->casts.n; k++)
+                if (!cast_deployment_free(&ff->casts.v[k]))
+                    cast_under(c, ff, &ff->casts.v[k], d, d);
         }
+        for (size_t k = 0; (c->r->facts & 2u) && k < ff->casts.n; k++)
+            if (cast_deployment_free(&ff->casts.v[k]))
+                cast_under(c, ff, &ff->casts.v[k], NULL, nd ? deps[0] : NULL);
     }
 }
 
@@ -393,6 +417,7 @@ static void crush_point(ectx *c, const store_fact *s, const kv_value *v, const d
 
 void fam_scale_crush(ectx *c)
 {
+    const deployment *const *deps;
     for (size_t fi = 0; fi < c->nfiles; fi++) {
         const file_facts *ff = c->files[fi];
         for (size_t k = 0; k < ff->stores.n; k++) {
@@ -403,10 +428,10 @@ void fam_scale_crush(ectx *c)
                 const kv_value *v = &s->values[vi];
                 if (!ev_wants_value(c->r, v))
                     continue;
-                for (size_t di = 0; di < c->deps->n; di++) {
+                for (size_t di = 0, nd = ev_scope(c, fi, &deps); di < nd; di++) {
                     double pts[2];
-                    if (ev_value_points(v, &c->deps->v[di], pts))
-                        crush_point(c, s, v, &c->deps->v[di], pts[0]);
+                    if (ev_value_points(v, deps[di], pts))
+                        crush_point(c, s, v, deps[di], pts[0]);
                 }
             }
         }

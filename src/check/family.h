@@ -26,6 +26,10 @@ typedef struct ectx {
     /* "RULE|subject" of every finding so far, for `unless`: open addressing, power-of-two size. */
     const char **seen;
     size_t nseen, capseen;
+    /* The deployments that apply to file scope_fi (ev_scope), reused from file to file. */
+    const deployment **scope;
+    size_t nscope, scope_fi;
+    bool scope_valid;
 } ectx;
 
 /* A finding under construction: a family fills it, ev_emit() turns it into a finding. */
@@ -43,6 +47,9 @@ typedef struct draft {
     const char *key;
 } draft;
 
+/* The deployments the code of file fi is checked against (deployment_applies), or the engine
+ * default when none applies; valid until the next call. Returns their number. */
+size_t ev_scope(ectx *c, size_t fi, const deployment *const **out);
 void ev_var(vars *vs, const char *name, const char *value);
 /* Add f as a finding of c->r (unless a rule it defers to already reported f->key). */
 void ev_emit(ectx *c, draft *f, vars *vs);

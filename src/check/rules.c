@@ -259,6 +259,9 @@ static void condition_field(loader *L, rule *r, const yaml_node_t *v, const char
         number(L, v, key, &r->mask_floor);
     } else if (strcmp(key, "limit_below") == 0) {
         number(L, v, key, &r->limit_below);
+    } else if (strcmp(key, "operand_bound") == 0) {
+        if (number(L, v, key, &r->operand_bound) && !(r->operand_bound > 0))
+            load_error(L, v, "%s is a magnitude above 0", key);
     } else if (strcmp(key, "range") == 0) {
         const char *s = scalar(L, v, key);
         if (s && strcmp(s, "known") == 0) r->range_known = true;
@@ -322,7 +325,7 @@ static void require(loader *L, const yaml_node_t *root, const char *what, const 
 
 static void load_rule(loader *L, const yaml_node_t *root)
 {
-    rule r = { .operands = 7, .facts = 1, .limit_below = 2048, .mask_floor = INFINITY,
+    rule r = { .operands = 7, .facts = 1, .limit_below = 2048, .mask_floor = INFINITY, .operand_bound = INFINITY,
                .family = (rule_family)-1, .severity = SEV_ERROR };
     r.path = arena_strdup(L->set->arena, L->path);
     r.line = (unsigned)root->start_mark.line + 1;

@@ -52,6 +52,8 @@ typedef struct rule {
     bool range_known;        /* store-integer: true = known range exceeds the limit; false = unknown range */
     double limit_below;      /* store-integer unknown range: only when the exact limit is below this */
     double mask_floor;       /* store-value: a saturated key sentinel at least this large still masks */
+    double operand_bound;    /* arithmetic: the largest magnitude an operand of unknown value is taken to
+                                have (scores and logits; INFINITY when the rule file does not say) */
     const char *const *unless; /* rule ids: skip a finding that one of these already made */
     /* explain's worked example (all optional) */
     const char *ex_value, *ex_kv, *ex_model, *ex_engine, *ex_operand, *ex_api, *ex_other;

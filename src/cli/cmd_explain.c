@@ -127,7 +127,7 @@ static void print_example(FILE *out, const rule_set *rules, const rule *r, bool 
     file_facts *f = file_facts_new(example_path);
     deployment d;
     build_example(r, f, &d);
-    deployment_set ds = { NULL, &d, 1 };
+    deployment_set ds = { .v = &d, .n = 1 };
     const char *sel[] = { r->id, NULL };
     eval_options eo = { .select = sel, .warn_unused_ignores = true };
     finding_list *l = evaluate(rules, &f, 1, &ds, &eo);
@@ -182,6 +182,8 @@ static void print_rule(FILE *out, const rule_set *rules, const rule *r, bool md)
     if (r->family == FAM_STORE_INTEGER)
         fprintf(out, "; range %s%s", r->range_known ? "known" : "unknown",
                 r->range_known ? "" : " and the exact-integer limit below the rule's limit_below");
+    if (r->family == FAM_ARITH && isfinite(r->operand_bound))
+        fprintf(out, "; an operand of unknown value is at most %g in magnitude", r->operand_bound);
     if (isfinite(r->mask_floor))
         fprintf(out, "; a key sentinel that saturates to magnitude >= %g still masks and is not reported", r->mask_floor);
     for (size_t i = 0; r->unless && r->unless[i]; i++)

@@ -116,7 +116,7 @@ static void evaluate_cells(matrix *m, const rule_set *rules, const session *s, c
                 .ranges = ranges,
                 .nranges = nranges,
             };
-            deployment_set ds = { NULL, &d, 1 };
+            deployment_set ds = { .v = &d, .n = 1 };
             finding_list *l = evaluate(rules, s->scan->files, s->scan->n, &ds, &eo);
             cell *c = &m->cells[i * 3 + j];
             *c = (cell){ m->kvs[i], m->models[j], NULL, 0 };

@@ -161,7 +161,9 @@ typedef enum arith_kind {
 typedef struct arith_fact {
     kv_loc loc;
     arith_kind kind;
-    kv_value a, b;         /* the operands as known */
+    kv_value a, b;         /* the operands as known (a is the sentinel of a sentinel-plus) */
+    bool a_negated;        /* the operand enters the sum with a minus sign: `x - s` negates a (the */
+    bool b_negated;        /* sentinel), `s - x` and `m1 - m2` negate b; the result is (+-a) + (+-b) */
     dtype_ref dtype;       /* dtype the arithmetic runs in */
 } arith_fact;
 

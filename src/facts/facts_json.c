@@ -152,6 +152,10 @@ void json_arith_fact(json_writer *w, const arith_fact *a)
     json_dtype_ref(w, "dtype", &a->dtype);
     json_value(w, "a", &a->a);
     json_value(w, "b", &a->b);
+    if (a->a_negated)
+        json_kv_bool(w, "a_negated", true);
+    if (a->b_negated)
+        json_kv_bool(w, "b_negated", true);
     json_object_end(w);
 }
 

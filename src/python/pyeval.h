@@ -221,6 +221,9 @@ aval pe_default_for_name(ev *e, const char *name, TSNode at);
 aval pe_constructions_for(ev *e, construction_kind k, const char *api, TSNode at, aval x, const dtype_ref *d);
 void pe_emit_intcast(ev *e, const char *api, TSNode at, const aval *x, const dtype_ref *d);
 void pe_emit_arith(ev *e, arith_kind k, TSNode at, const kv_value *a, const kv_value *b, const dtype_ref *d);
+/* A sum or difference: a_negated / b_negated say which operand enters with a minus sign. */
+void pe_emit_arith_signed(ev *e, arith_kind k, TSNode at, const kv_value *a, bool a_negated, const kv_value *b,
+                          bool b_negated, const dtype_ref *d);
 void pe_store_direct(ev *e, TSNode at, const char *cache, TSNode tensor, aval x);
 /* A call of a class-sink instance (self.attn(q, k, v)): its key and value stored if the call binds to
  * the class's forward signature. */

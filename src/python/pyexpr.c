@@ -158,12 +158,13 @@ static bool sum_only_compared(ev *e, TSNode n)
     return false;
 }
 
+/* The first sentinel x may hold (a mask holds {0, min}: the min is what the sum is about). */
 static const kv_value *first_sentinel(const aval *x)
 {
-    for (size_t i = 0; i < x->n; i++)
+    for (size_t i = 0; x->tag == AV_VALUES && i < x->n; i++)
         if (x->vals[i].v.kind == VK_SENTINEL)
             return &x->vals[i].v;
-    return &x->vals[0].v;
+    return NULL;
 }
 
 static aval eval_binary(ev *e, TSNode n)
@@ -219,15 +220,14 @@ static aval eval_binary(ev *e, TSNode n)
         const aval *s = ls ? &l : &r;
         const aval *o = ls ? &r : &l;
         bool compared = (ls || rs) && sum_only_compared(e, n);
+        bool minus = strcmp(op, "-") == 0;  /* l - r: r enters negated; m1 - m2 is no sum of two sentinels */
         if (ls && rs && !compared)  /* the operands' sentinels, not what a join listed first */
-            pe_emit_arith(e, ARITH_SENTINEL_SUM, n, first_sentinel(&l), first_sentinel(&r), &d);
+            pe_emit_arith_signed(e, ARITH_SENTINEL_SUM, n, first_sentinel(&l), false, first_sentinel(&r), minus, &d);
         else if (!ls != !rs && o->other && !compared) {
-            for (size_t i = 0; i < s->n; i++)
-                if (s->vals[i].v.kind == VK_SENTINEL) {
-                    kv_value ov = pe_value_make(e, VK_UNKNOWN, 0, 0, ls ? rn : ln);
-                    pe_emit_arith(e, ARITH_SENTINEL_PLUS, n, &s->vals[i].v, &ov, &d);
-                    break;
-                }
+            const kv_value *sv = first_sentinel(s);
+            kv_value ov = pe_value_make(e, VK_UNKNOWN, 0, 0, ls ? rn : ln);
+            if (sv)  /* x - s negates the sentinel, s - x the other operand */
+                pe_emit_arith_signed(e, ARITH_SENTINEL_PLUS, n, sv, minus && rs, &ov, minus && ls, &d);
         }
     }
     return av_arith(e->s, op, &l, &r, pe_loc_of(e, n), pe_text_of(e, n));

@@ -89,6 +89,12 @@ void pe_emit_intcast(ev *e, const char *api, TSNode at, const aval *x, const dty
 
 void pe_emit_arith(ev *e, arith_kind k, TSNode at, const kv_value *a, const kv_value *b, const dtype_ref *d)
 {
+    pe_emit_arith_signed(e, k, at, a, false, b, false, d);
+}
+
+void pe_emit_arith_signed(ev *e, arith_kind k, TSNode at, const kv_value *a, bool a_negated, const kv_value *b,
+                          bool b_negated, const dtype_ref *d)
+{
     if (e->quiet)
         return;
     arith_fact f;
@@ -99,6 +105,8 @@ void pe_emit_arith(ev *e, arith_kind k, TSNode at, const kv_value *a, const kv_v
         f.a = *a;
     if (b)
         f.b = *b;
+    f.a_negated = a_negated;
+    f.b_negated = b_negated;
     f.dtype = *d;
     ARENA_PUSH(e->a, e->out->ariths, f);
 }

@@ -50,6 +50,9 @@ void report_github_summary(FILE *out, const report_input *in);
 void report_gitlab(FILE *out, const report_input *in);
 void report_junit(FILE *out, const report_input *in);
 
+/* "under 3 deployments: a (fp8_e4m3), b (fp8_e4m3) and 1 more", for a finding reported under more
+ * than one deployment (at most `shown` names), else NULL. The caller frees it. */
+char *report_deployments_text(const finding *f, size_t shown);
 /* Whether to color: the output is a tty and NO_COLOR is unset or empty (https://no-color.org). */
 bool report_use_color(bool tty);
 /* The path as reports print it: relative to the working directory when below it. */

@@ -1,7 +1,8 @@
 /*
  * report_github.c: GitHub Actions workflow commands, one per finding:
  *     ::error file=src/m.py,line=3,col=12,endLine=3,endColumn=16,title=KV001 sentinel-overflow::message
- * Related locations are appended to the message as "note:" lines. Escaping follows the runner
+ * Related locations, and the deployments of a site reported under several, are appended to the
+ * message as "note:" lines. Escaping follows the runner
  * (actions/toolkit command.ts): %, CR, LF in data; also ':' and ',' in properties. Paths are relative
  * to the repository's top (in->repo_root), as annotations need, whatever folder kvlint ran from.
  *
@@ -10,9 +11,11 @@
  * plain log lines, and one ::notice says how many were not annotated.
  * report_github_summary() writes the Markdown for $GITHUB_STEP_SUMMARY (the CLI appends it).
  */
+#include <stdlib.h>
+
 #include "report/report.h"
 
-enum { GITHUB_CAP = 10 };
+enum { GITHUB_CAP = 10, GITHUB_DEPLOYMENTS_SHOWN = 4 };
 
 static void escape(FILE *out, const char *s, bool property)
 {
@@ -53,6 +56,12 @@ static void annotation(FILE *out, const report_input *in, const finding *f)
         fprintf(out, ":%u:%u: ", f->related[k].loc.line, f->related[k].loc.col);
         escape(out, f->related[k].message, false);
     }
+    char *deps = report_deployments_text(f, GITHUB_DEPLOYMENTS_SHOWN);
+    if (deps) {
+        fputs("%0Anote: ", out);
+        escape(out, deps, false);
+    }
+    free(deps);
     fputc('\n', out);
 }
 

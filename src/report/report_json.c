@@ -46,6 +46,21 @@ static void finding_json(json_writer *w, const finding *f, const char *fingerpri
     else
         json_null(w);
     json_kv_string(w, "deployment", f->deployment);
+    json_key(w, "deployments");
+    json_array_begin(w);
+    for (size_t i = 0; i < f->ndeployments; i++) {
+        const finding_deployment *d = &f->deployments[i];
+        json_object_begin(w);
+        json_kv_string(w, "name", d->name);
+        json_kv_string(w, "dtype", d->dtype);
+        json_key(w, "location");
+        if (d->loc.path)
+            loc_object(w, &d->loc);
+        else
+            json_null(w);
+        json_object_end(w);
+    }
+    json_array_end(w);
     json_key(w, "related");
     json_array_begin(w);
     for (size_t i = 0; i < f->nrelated; i++) {

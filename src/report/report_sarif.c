@@ -17,6 +17,9 @@
 #include "config.h"
 #include "report/report.h"
 #include "util/json.h"
+#include "util/strbuf.h"
+
+enum { SARIF_DEPLOYMENTS_SHOWN = 8 };   /* names in a result message; properties.deployments has all */
 
 /* Percent-encode what a relative URI reference cannot hold (RFC 3986 unreserved + '/'). */
 static void uri_encode(strbuf *sb, const char *path)
@@ -144,7 +147,16 @@ static void result(json_writer *w, const report_input *in, const finding *f, con
     json_kv_string(w, "ruleId", f->rule->id);
     json_kv_int(w, "ruleIndex", f->rule - in->rules->rules.v);
     json_kv_string(w, "level", level(f->severity));
-    message(w, f->message);
+    char *deps = report_deployments_text(f, SARIF_DEPLOYMENTS_SHOWN);
+    if (deps) {
+        strbuf text = STRBUF_INIT;
+        sb_addf(&text, "%s (%s)", f->message, deps);
+        message(w, sb_str(&text));
+        sb_release(&text);
+        free(deps);
+    } else {
+        message(w, f->message);
+    }
     if (f->loc.path) {
         json_key(w, "locations");
         json_array_begin(w);
@@ -174,6 +186,17 @@ static void result(json_writer *w, const report_input *in, const finding *f, con
     json_object_begin(w);
     json_kv_string(w, "kvlintFinding/v1", fingerprint);
     json_object_end(w);
+    if (f->ndeployments) {
+        /* a site is one result; the deployments it is reported under go in its property bag */
+        json_key(w, "properties");
+        json_object_begin(w);
+        json_key(w, "deployments");
+        json_array_begin(w);
+        for (size_t i = 0; i < f->ndeployments; i++)
+            json_string(w, f->deployments[i].name);
+        json_array_end(w);
+        json_object_end(w);
+    }
     json_object_end(w);
 }
 

@@ -4,11 +4,15 @@
  *        12 |     k = torch.full((T, 1, 32), _NEG_INF, dtype=model_dtype)
  *           |                                ^~~~~~~~
  *     path:line:col: note: stored into the KV cache ...
+ *     path:line:col: note: under 3 deployments: a (fp8_e4m3), b (fp8_e4m3) and c (fp8_e5m2)
  * then a one-line summary. Color only when asked (report_use_color decides: tty, NO_COLOR).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/report.h"
+
+enum { TEXT_DEPLOYMENTS_SHOWN = 4 };   /* names on the "under N deployments" line; JSON lists all */
 
 typedef struct palette {
     const char *bold, *error, *warning, *note, *caret, *reset;
@@ -51,6 +55,11 @@ static void print_finding(FILE *out, source_cache *sc, const palette *p, const f
         fprintf(out, "%s%s:%u:%u:%s %snote:%s %s\n", p->bold, report_path(r->loc.path), r->loc.line, r->loc.col,
                 p->reset, p->note, p->reset, r->message);
     }
+    char *deps = report_deployments_text(f, TEXT_DEPLOYMENTS_SHOWN);
+    if (deps)
+        fprintf(out, "%s%s:%u:%u:%s %snote:%s %s\n", p->bold, report_path(f->loc.path), f->loc.line, f->loc.col,
+                p->reset, p->note, p->reset, deps);
+    free(deps);
 }
 
 static void plural(FILE *out, size_t n, const char *what, bool *first)

@@ -32,6 +32,7 @@ typedef struct checkpoint {
 
 typedef struct resolver {
     kv_arena *a;
+    size_t root_len;               /* the scanned files' common directory prefix (path_is_script) */
     const kv_project *proj;
     const resolve_options *opt;
     bool rocm;
@@ -286,6 +287,89 @@ static void add_range(resolver *r, void *vecp, id_range x)
     ARENA_PUSH(r->a, *vec, x);
 }
 
+/* ---- which code a deployment checks ---- */
+
+/* Directories whose code is run by its own scripts only: a deployment declared there describes how
+ * that test, example or benchmark runs the engine (docs/deployments.md). */
+static const char *const script_dirs[] = { "tests", "test", "testing", "examples", "example", "benchmarks",
+                                           "benchmark", NULL };
+
+static bool name_in(const char *s, size_t n, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strlen(list[i]) == n && memcmp(list[i], s, n) == 0)
+            return true;
+    return false;
+}
+
+static bool is_test_file(const char *base)
+{
+    size_t n = strlen(base);
+    return !strncmp(base, "test_", 5) || !strcmp(base, "conftest.py") ||
+           (n > 8 && !strcmp(base + n - 8, "_test.py"));
+}
+
+bool path_is_script(const char *path, size_t root_len)
+{
+    if (!path)
+        return false;
+    size_t len = strlen(path);
+    const char *p = path + (root_len <= len ? root_len : len);
+    for (;;) {
+        while (*p == '/')
+            p++;
+        const char *slash = strchr(p, '/');
+        if (!slash)
+            return is_test_file(p);
+        if (name_in(p, (size_t)(slash - p), script_dirs))
+            return true;
+        p = slash + 1;
+    }
+}
+
+bool deployment_applies(const deployment_set *s, const deployment *d, const char *path)
+{
+    if (!d->scope || !path)
+        return true;
+    return strncmp(path, d->scope, strlen(d->scope)) == 0 || !path_is_script(path, s ? s->root_len : 0);
+}
+
+/* The directory of a script's path, with its '/' ("" at the top): the scope of its deployments. */
+static const char *script_scope(resolver *r, const char *path)
+{
+    if (!path_is_script(path, r->root_len))
+        return NULL;
+    const char *slash = strrchr(path, '/');
+    return slash ? arena_strndup(r->a, path, (size_t)(slash - path) + 1) : "";
+}
+
+/* torch.set_default_dtype in a test, example or benchmark sets the dtype of that program's own
+ * tensors; it configures no engine, so it is no deployment. */
+static bool not_a_deployment(const resolver *r, const file_facts *f, const dtype_decl *d)
+{
+    return d->carrier && !strcmp(d->carrier, "python-call") && d->engine && !strcmp(d->engine, "torch") &&
+           path_is_script(f->path, r->root_len);
+}
+
+/* Length of the longest directory prefix (through its '/') all paths share. */
+static size_t common_dir_len(file_facts *const *files, size_t nfiles)
+{
+    if (nfiles == 0 || !files[0]->path)
+        return 0;
+    const char *first = files[0]->path;
+    size_t n = strlen(first);
+    for (size_t f = 1; f < nfiles && n; f++) {
+        const char *p = files[f]->path ? files[f]->path : "";
+        size_t i = 0;
+        while (i < n && p[i] && p[i] == first[i])
+            i++;
+        n = i;
+    }
+    while (n && first[n - 1] != '/')
+        n--;
+    return n;
+}
+
 /* ---- deployments ---- */
 
 typedef struct group_decls {
@@ -318,6 +402,7 @@ static void finish(resolver *r, const group_decls *g)
     ARENA_VEC(id_range) ranges = {0};
     if (g) {
         d.loc = g->first->loc;
+        d.scope = script_scope(r, g->path);
         d.name = arena_printf(r->a, "%s:%u (%s, %s)", g->path, g->first->loc.line, g->engine ? g->engine : "unknown",
                               g->carrier ? g->carrier : "?");
         if (g->scales) {
@@ -394,7 +479,7 @@ static void file_deployments(resolver *r, const file_facts *f)
     size_t n = 0;
     decl_ref *refs = arena_alloc(r->a, (f->decls.n + 1) * sizeof *refs);
     for (size_t i = 0; i < f->decls.n; i++)
-        if (!is_checkpoint_carrier(f->decls.v[i].carrier))
+        if (!is_checkpoint_carrier(f->decls.v[i].carrier) && !not_a_deployment(r, f, &f->decls.v[i]))
             refs[n++] = (decl_ref){ f->decls.v[i].group, i };
     if (n == 0)
         return;
@@ -518,16 +603,19 @@ deployment_set *deployments_resolve(file_facts *const *files, size_t nfiles, con
     (void)diags;
     deployment_set *s = xcalloc(1, sizeof *s);
     s->arena = arena_new();
-    resolver r = { .a = s->arena, .proj = proj, .opt = opt };
+    resolver r = { .a = s->arena, .proj = proj, .opt = opt, .root_len = common_dir_len(files, nfiles) };
     r.rocm = (opt && opt->rocm) || (proj && proj->rocm);
     collect_checkpoints(&r, files, nfiles);
     for (size_t f = 0; f < nfiles; f++)
         file_deployments(&r, files[f]);
     finish_groups(&r);
-    if (r.out.n == 0)
-        engine_defaults(&r);
+    size_t declared = r.out.n;
+    engine_defaults(&r);
     s->v = r.out.v;
-    s->n = r.out.n;
+    s->n = declared ? declared : r.out.n;
+    /* code that no declared deployment applies to is checked against the (first) engine default */
+    s->fallback = declared ? &r.out.v[declared] : NULL;
+    s->root_len = r.root_len;
     return s;
 }
 

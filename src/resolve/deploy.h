@@ -49,6 +49,10 @@ typedef struct deployment {
     const char *skip_layers;    /* raw --kv-cache-dtype-skip-layers, or NULL */
     const id_range *ranges;
     size_t nranges;
+    const char *scope;          /* NULL: the deployment applies to every scanned file. Else the directory
+                                   of the test, example or benchmark file that declares it (with its
+                                   '/'): it applies to the code under that directory and to library
+                                   code, not to other scripts (deployment_applies) */
 } deployment;
 
 typedef struct resolve_options {
@@ -62,6 +66,10 @@ typedef struct deployment_set {
     kv_arena *arena;
     deployment *v;
     size_t n;
+    const deployment *fallback; /* the engine default, for code no deployment of v applies to (NULL
+                                   when v holds the engine defaults themselves) */
+    size_t root_len;            /* length of the scanned files' common directory prefix: test, example
+                                   and benchmark directories are recognised below it */
 } deployment_set;
 
 /* Group declarations into deployments and resolve them. files: every scanned file's facts.
@@ -70,6 +78,12 @@ typedef struct deployment_set {
 deployment_set *deployments_resolve(file_facts *const *files, size_t nfiles, const kv_project *proj,
                                     const resolve_options *opt, diag_list *diags);
 void deployment_set_free(deployment_set *s);
+/* Whether the code in path is checked against d: d has no scope, path lies under d's scope, or path
+ * is library code (not in a test, example or benchmark directory). See docs/deployments.md. */
+bool deployment_applies(const deployment_set *s, const deployment *d, const char *path);
+/* Whether path (below its first root_len bytes) lies in a test, example or benchmark directory, or is
+ * a test file by name (test_*.py, *_test.py, conftest.py). */
+bool path_is_script(const char *path, size_t root_len);
 /* Range for a symbolic name ("num_adapters") or family ("adapter") in d, or NULL. */
 const id_range *deployment_range(const deployment *d, const char *name, const char *family);
 

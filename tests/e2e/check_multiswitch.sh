@@ -38,11 +38,12 @@ for d in fp8_e4m3 fp8_e5m2; do
     expect_status "codeword keys under $d" 0 $?
 done
 
-# Text output: one finding per offending deployment, primary location at the value's origin.
+# Text output: one finding per site (its deployments listed), primary location at the value's origin.
 (cd "$ms" && "$KVLINT" check switch --config deploy/fp8_e5m2.yaml --config deploy/fp8_e4m3.yaml \
     --config deploy/bfloat16.yaml --model-config checkpoint-20/config.json) >"$tmpdir/all.txt" 2>&1
 expect_status "three deployments" 1 $?
-expect_contains "summary counts" "$tmpdir/all.txt" "kvlint: 3 errors in 5 files, 3 deployments"
+expect_contains "summary counts" "$tmpdir/all.txt" "kvlint: 2 errors in 5 files, 3 deployments"
+expect_contains "adapter ids: one site, two deployments" "$tmpdir/all.txt" "switch/multi.py:41:37: note: under 2 deployments: deploy/fp8_e4m3.yaml:3 (vllm, vllm-config) (fp8_e4m3) and deploy/fp8_e5m2.yaml:3 (vllm, vllm-config) (fp8_e5m2)"
 expect_contains "origin first" "$tmpdir/all.txt" "switch/multi.py:12:12: error: -1e9 is stored"
 expect_contains "sink note" "$tmpdir/all.txt" "switch/multi.py:31:16: note: stored into the KV cache as the key by self.attn"
 expect_contains "dtype note" "$tmpdir/all.txt" "deploy/fp8_e5m2.yaml:3:17: note: KV-cache dtype fp8_e5m2 declared here"

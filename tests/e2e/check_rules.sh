@@ -72,4 +72,17 @@ expect_not_contains "declared range: no KV004" "$tmpdir/out" "[KV004]"
 printf 'ranges:\n  num_adapters: {max: 8}\n' >"$tmpdir/declared/.kvlint.yaml"
 (cd "$tmpdir/declared" && "$KVLINT" check .) >"$tmpdir/out" 2>&1
 expect_status "declared range within e5m2's 8: clean" 0 $?
+
+# Which code a deployment checks (docs/deployments.md): the model test's and the example's LLM(...)
+# run the library, so lib/rotary.py is one finding listing both; neither runs the other test
+# directory, and set_default_dtype there is no deployment.
+(cd "$fixtures/scope" && "$KVLINT" check --format json .) >"$tmpdir/scope.json" 2>"$tmpdir/err"
+expect_status "scope: library code under two script deployments" 1 $?
+compare_golden "scope golden" "$fixtures/scope.expected.json" "$tmpdir/scope.json"
+validate_report "scope" "$tmpdir/scope.json"
+(cd "$fixtures/scope" && "$KVLINT" check .) >"$tmpdir/scope.txt" 2>&1
+# The message speaks of the test named after the file (test_rotary.py for rotary.py), then the rest.
+expect_contains "scope: deployments listed" "$tmpdir/scope.txt" "note: under 2 deployments: tests/models/test_rotary.py:6 (vllm, python-call) (bfloat16) and examples/offline.py:4 (vllm, python-call) (float16)"
+expect_contains "scope: the named test speaks" "$tmpdir/scope.txt" "positions holds ids up to 4095 (max_model_len = 4096, tests/models/test_rotary.py:6:66) but bfloat16"
+expect_not_contains "scope: other test directory unchecked" "$tmpdir/scope.txt" "test_cast.py"
 finish

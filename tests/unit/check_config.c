@@ -566,6 +566,44 @@ START_TEST(resolve_checkpoint_kv_scheme_and_defaults)
 }
 END_TEST
 
+START_TEST(resolve_scopes_script_deployments)
+{
+    ck_assert(path_is_script("proj/tests/models/test_m.py", 5));
+    ck_assert(path_is_script("proj/src/test_m.py", 5));           /* a test file by name */
+    ck_assert(path_is_script("proj/examples/offline/run.py", 5));
+    ck_assert(!path_is_script("proj/src/model.py", 5));
+    ck_assert(!path_is_script("tests/proj/src/model.py", 6));     /* above the root does not count */
+    ck_assert(!path_is_script("proj/src/contest.py", 5));
+
+    dtype_decl dflt[] = { decl(DECL_MODEL_DTYPE, "bfloat16", "python-call", 0, "torch") };
+    dtype_decl llm[] = { decl(DECL_MODEL_DTYPE, "bfloat16", "python-call", 0, "vllm") };
+    dtype_decl cli[] = { decl(DECL_KV_CACHE_DTYPE, "fp8", "cli", 0, "vllm") };
+    dtype_decl lib_dflt[] = { decl(DECL_MODEL_DTYPE, "float16", "python-call", 0, "torch") };
+    file_facts *files[5] = { facts_with("p/deploy/run.sh", cli, 1), facts_with("p/src/lib.py", lib_dflt, 1),
+                             facts_with("p/tests/a/test_a.py", llm, 1), facts_with("p/tests/b/helpers.py", dflt, 1),
+                             facts_with("p/tests/b/test_b.py", NULL, 0) };
+    resolve_options opt = { .whatif_kv = KVN_DTYPE_INVALID, .whatif_model = KVN_DTYPE_INVALID };
+    kv_project *proj = project_default(".");
+    deployment_set *s = deployments_resolve(files, 5, proj, &opt, NULL);
+    /* set_default_dtype in a test is no deployment; in library code it stays one */
+    ck_assert_uint_eq(s->n, 3);
+    ck_assert_ptr_null(s->v[0].scope);                          /* deploy/run.sh: everywhere */
+    ck_assert_ptr_null(s->v[1].scope);                          /* src/lib.py */
+    ck_assert_str_eq(s->v[2].scope, "p/tests/a/");
+    ck_assert(deployment_applies(s, &s->v[2], "p/tests/a/test_a.py"));
+    ck_assert(deployment_applies(s, &s->v[2], "p/tests/a/sub/conftest.py"));
+    ck_assert(deployment_applies(s, &s->v[2], "p/src/model.py")); /* the library it runs */
+    ck_assert(!deployment_applies(s, &s->v[2], "p/tests/b/test_b.py"));
+    ck_assert(deployment_applies(s, &s->v[0], "p/tests/b/test_b.py"));
+    ck_assert_ptr_nonnull(s->fallback);
+    ck_assert_str_eq(s->fallback->name, "engine default");
+    deployment_set_free(s);
+    project_free(proj);
+    for (size_t i = 0; i < 5; i++)
+        file_facts_free(files[i]);
+}
+END_TEST
+
 /* ---- the front end on a buffer ---- */
 
 START_TEST(frontend_claims_and_skips)
@@ -680,6 +718,7 @@ int main(void)
     tcase_add_test(t, project_non_scalar_values_are_named);
     tcase_add_test(t, resolve_auto_chains);
     tcase_add_test(t, resolve_checkpoint_kv_scheme_and_defaults);
+    tcase_add_test(t, resolve_scopes_script_deployments);
     tcase_add_test(t, frontend_claims_and_skips);
     tcase_add_test(t, frontend_suppressions);
     tcase_add_test(t, mutated_inputs_never_crash);

@@ -80,7 +80,7 @@ static store_fact store(file_facts *f, const kv_value *v, size_t n, kv_operand o
 
 static finding_list *run1(file_facts *f, const deployment *d, size_t nd, bool unused)
 {
-    deployment_set ds = { NULL, (deployment *)d, nd };
+    deployment_set ds = { .v = (deployment *)d, .n = nd };
     eval_options eo = { .warn_unused_ignores = unused };
     return evaluate(rules, &f, 1, &ds, &eo);
 }
@@ -430,7 +430,8 @@ START_TEST(mxfp4_block_crushes_neighbours)
     deployment d[2] = { dep("vllm", "mxfp4", "bfloat16"), dep("vllm", "fp8_e4m3", "bfloat16") };
     d[1].dynamic_kv_scales = true;
     finding_list *l = run1(f, d, 2, false);
-    ck_assert_uint_eq(count_rule(l, "KV005"), 2);
+    ck_assert_uint_eq(count_rule(l, "KV005"), 1);   /* one site, crushed under both deployments */
+    ck_assert_uint_eq(first_of(l, "KV005")->ndeployments, 2);
     ck_assert_double_eq(first_of(l, "KV005")->stored[0].stored, 0);
     finding_list_free(l);
     s->shares_block = false;
@@ -497,13 +498,31 @@ START_TEST(sentinel_arithmetic)
     arith_fact times = { .loc = { "m.py", 6, 5, 0, 0 }, .kind = ARITH_ZERO_TIMES_INF,
                          .a = { .kind = VK_FLOAT, .lo = 0, .hi = 1, .text = "(1 - mask)" },
                          .b = sentinel(-INFINITY, "float(\"-inf\")", 6), .dtype = f16 };
+    /* headroom far above the 1e4 operand bound: -10000 + scores in bfloat16 */
+    dtype_ref b16 = { .kind = DREF_CONCRETE, .dtype = dt("bfloat16"), .text = "torch.bfloat16", .loc = { "m.py", 7, 40, 0, 0 } };
+    arith_fact bert = { .loc = { "m.py", 7, 5, 0, 0 }, .kind = ARITH_SENTINEL_PLUS, .a = sentinel(-10000, "-10000.0", 7),
+                        .b = { .kind = VK_UNKNOWN, .text = "scores" }, .dtype = b16 };
+    /* two finfo(D).min planes: subtracted they are 0 or +-max, added they overflow in every dtype */
+    kv_value pm = sentinel(0, "torch.finfo(dtype).min", 8);
+    pm.sym = SYM_FINFO_MIN;
+    pm.sym_dtype = (dtype_ref){ .kind = DREF_MODEL, .text = "dtype" };
+    arith_fact diff = { .loc = { "m.py", 8, 5, 0, 0 }, .kind = ARITH_SENTINEL_SUM, .a = pm, .b = pm, .b_negated = true,
+                        .dtype = pm.sym_dtype };
+    arith_fact planes = diff;
+    planes.loc.line = 9;
+    planes.b_negated = false;
     ARENA_PUSH(f->arena, f->ariths, plus);
     ARENA_PUSH(f->arena, f->ariths, small);
     ARENA_PUSH(f->arena, f->ariths, times);
+    ARENA_PUSH(f->arena, f->ariths, bert);
+    ARENA_PUSH(f->arena, f->ariths, diff);
+    ARENA_PUSH(f->arena, f->ariths, planes);
     finding_list *l = run1(f, NULL, 0, false);
-    ck_assert_uint_eq(count_rule(l, "KV007"), 2);
-    ck_assert_msg(strstr(l->v.v[0].message, "-inf for any x <= -16"), "%s", l->v.v[0].message);
+    ck_assert_uint_eq(count_rule(l, "KV007"), 3);
+    ck_assert_msg(strstr(l->v.v[0].message, "-inf for any scores <= -16"), "%s", l->v.v[0].message);
     ck_assert_msg(strstr(l->v.v[1].message, "NaN wherever (1 - mask) is 0"), "%s", l->v.v[1].message);
+    ck_assert_uint_eq(l->v.v[2].loc.line, 9);
+    ck_assert_msg(strstr(l->v.v[2].message, "computed in any float dtype"), "%s", l->v.v[2].message);
     finding_list_free(l);
     file_facts_free(f);
 }
@@ -546,7 +565,7 @@ END_TEST
 
 /* ---- joining, suppressions, order ---- */
 
-START_TEST(once_per_deployment_sorted)
+START_TEST(once_per_site_deployments_listed)
 {
     file_facts *f = file_facts_new("m.py");
     kv_value v[2] = { sentinel(-1e9, "-1e9", 12), sentinel(-10000.0, "-10000.0", 5) };
@@ -558,10 +577,22 @@ START_TEST(once_per_deployment_sorted)
     d[1].kv.how = "what-if --kv-cache-dtype";
     d[1].kv.decl = NULL;
     finding_list *l = run1(f, d, 2, false);
-    /* -1e9: e5m2 overflow under both deployments; -10000: fits e5m2 (max 57344), silent. */
-    ck_assert_uint_eq(l->v.n, 2);
+    /* -1e9: e5m2 overflow under both deployments, one finding listing both (the message is the
+     * first deployment's); -10000: fits e5m2 (max 57344), silent. */
+    ck_assert_uint_eq(l->v.n, 1);
     ck_assert_uint_eq(l->v.v[0].loc.line, 12);
-    ck_assert(!l->v.v[1].has_dtype_origin || !l->v.v[0].has_dtype_origin);
+    ck_assert_uint_eq(l->v.v[0].ndeployments, 2);
+    ck_assert_str_eq(l->v.v[0].deployments[0].name, d[0].name);
+    ck_assert_str_eq(l->v.v[0].deployments[1].name, "deploy/other.yaml:1");
+    ck_assert_str_eq(l->v.v[0].deployment, d[0].name);
+    ck_assert(l->v.v[0].has_dtype_origin);
+    finding_list_free(l);
+    /* the same when the second deployment comes first in the set: the set's order decides */
+    deployment swapped[2] = { d[1], d[0] };
+    l = run1(f, swapped, 2, false);
+    ck_assert_uint_eq(l->v.n, 1);
+    ck_assert_str_eq(l->v.v[0].deployment, "deploy/other.yaml:1");
+    ck_assert(!l->v.v[0].has_dtype_origin);
     finding_list_free(l);
     file_facts_free(f);
 }
@@ -596,7 +627,7 @@ START_TEST(select_and_ignore)
     kv_value v = sentinel(-1e9, "-1e9", 12);
     store(f, &v, 1, OPERAND_KEY, "vllm");
     deployment d = dep("vllm", "fp8_e5m2", "bfloat16");
-    deployment_set ds = { NULL, &d, 1 };
+    deployment_set ds = { .v = &d, .n = 1 };
     const char *ign[] = { "sentinel-overflow", NULL };
     eval_options eo = { .ignore = ign };
     finding_list *l = evaluate(rules, &f, 1, &ds, &eo);
@@ -661,14 +692,11 @@ END_TEST
 START_TEST(fingerprints_unique_and_line_free)
 {
     file_facts *f = file_facts_new("m.py");
-    kv_value v = sentinel(-1e9, "-1e9", 12);
-    store(f, &v, 1, OPERAND_KEY, "vllm");
-    deployment d[2] = { dep("vllm", "fp8_e5m2", "bfloat16"), dep("vllm", "fp8_e5m2", "bfloat16") };
-    dtype_decl second = kv_decl;         /* a second document of the same file */
-    second.loc.line = 11;
-    d[1].name = "deploy/serve.yaml:9";
-    d[1].kv.decl = &second;
-    finding_list *l = run1(f, d, 2, false);
+    /* two sites whose hashed text is the same (no source on disk: every line reads empty) */
+    kv_value v[2] = { sentinel(-1e9, "-1e9", 12), sentinel(-1e9, "-1e9", 19) };
+    store(f, v, 2, OPERAND_KEY, "vllm");
+    deployment d = dep("vllm", "fp8_e5m2", "bfloat16");
+    finding_list *l = run1(f, &d, 1, false);
     ck_assert_uint_eq(l->v.n, 2);
     source_cache *sc = source_cache_new();
     report_fingerprint *a = report_fingerprints(sc, l);
@@ -733,7 +761,7 @@ static Suite *suite(void)
     tcase_add_test(t, sentinel_arithmetic);
     tcase_add_test(t, invalid_and_unresolved);
     tcase_add_test(t, unmodelled_dtype_is_a_note);
-    tcase_add_test(t, once_per_deployment_sorted);
+    tcase_add_test(t, once_per_site_deployments_listed);
     tcase_add_test(t, suppressions);
     tcase_add_test(t, select_and_ignore);
     tcase_add_test(t, reporters_escape_and_shape);

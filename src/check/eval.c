@@ -337,6 +337,8 @@ finding_list *evaluate(const rule_set *rules, file_facts *const *files, size_t n
         qsort(l->v.v, l->v.n, sizeof *l->v.v, finding_cmp);
     size_t w = 0;
     for (size_t i = 0; i < l->v.n; i++) {
+        if (opt->keep && !opt->keep(opt->keep_arg, &l->v.v[i]))
+            continue;
         if (w && same_finding(&l->v.v[w - 1], &l->v.v[i])) {
             merge_deployments(l->arena, &l->v.v[w - 1], &l->v.v[i]);
             continue;

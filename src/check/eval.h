@@ -75,6 +75,11 @@ typedef struct eval_options {
     const char *const *ignore;   /* ids/names to skip */
     bool warn_unused_ignores;
     bool keep_suppressed;        /* keep suppressed findings in the list (marked) */
+    /* Optional: keep only the findings this accepts, judged per deployment before a site's
+     * findings are merged (a run on named files keeps what involves them: the merged finding then
+     * lists only the deployments that do). */
+    bool (*keep)(const void *arg, const finding *f);
+    const void *keep_arg;
 } eval_options;
 
 /* Evaluate rules over files x deployments. files: every scanned file (sorted by path, as the

@@ -480,6 +480,13 @@ static int run(char **paths, size_t npaths, session_options *so, check_options *
     if (off && !so->quiet)
         fprintf(stderr, "kvlint %s: note: --warn-unused-ignores is off for this run: %s\n", cmd, off);
     st.eo.warn_unused_ignores = co->warn_unused && !off;
+    if (!co->record_baseline && !st.have_base) {
+        /* the scope of named files judges each deployment's finding before a site's findings are
+         * merged, so the site lists only the deployments that involve them (a baseline needs the
+         * whole list's fingerprints: narrow() filters those runs afterwards) */
+        st.eo.keep = scope_keeps;
+        st.eo.keep_arg = &st.s->scope;
+    }
     st.l = evaluate(st.rules, st.s->scan->files, st.s->scan->n, st.s->deployments, &st.eo);
     double t2 = now();
     bool written = narrow(&st, co);

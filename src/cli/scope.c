@@ -182,7 +182,15 @@ bool scope_involves(const run_scope *s, const finding *f)
     for (size_t i = 0; i < f->nsteps; i++)
         if (loc_given(s, &f->steps[i].loc))
             return true;
+    for (size_t i = 0; i < f->ndeployments; i++)   /* a site listing a named deployment */
+        if (loc_given(s, &f->deployments[i].loc))
+            return true;
     return false;
+}
+
+bool scope_keeps(const void *scope, const finding *f)
+{
+    return scope_involves(scope, f);
 }
 
 bool scope_shows_path(const run_scope *s, const char *path)

@@ -37,6 +37,8 @@ typedef struct run_scope {
 void scope_plan(run_scope *s, char *const *paths, size_t npaths, const kv_project *p, bool named_configs);
 /* Whether f has a location in a named file (always true for an unfocused run). */
 bool scope_involves(const run_scope *s, const finding *f);
+/* scope_involves as an eval_options.keep callback (arg: the run_scope). */
+bool scope_keeps(const void *scope, const finding *f);
 /* Whether a diagnostic about path belongs to the report (false for a file read only as context). */
 bool scope_shows_path(const run_scope *s, const char *path);
 /* Drop the findings that do not involve a named file (keeps their order). */

@@ -22,7 +22,8 @@ expect_not_contains "the other deployments' findings are not reported" "$tmpdir/
 expect_contains "summary" "$tmpdir/out" "kvlint: 2 errors in 5 files, 3 deployments"
 check adapter_router/layers.py
 expect_status "code only: the repository's deployments are read" 1 $?
-expect_contains "e4m3 deployment found" "$tmpdir/out" "fp8_e4m3 (declared at deploy/vllm-fp8.yaml:21:15)"
+# one finding per site: the e4m3 deployment is listed with the e5m2 one the message speaks of
+expect_contains "e4m3 deployment found" "$tmpdir/out" "under 2 deployments: deploy/compose.yaml:7 (vllm, compose) (fp8_e5m2) and deploy/vllm-fp8.yaml:21 (vllm, k8s-args) (fp8_e4m3)"
 expect_contains "range kept" "$tmpdir/out" "ids up to 20 (num_adapters = 20, checkpoint/config.json:9:19)"
 check deploy/serve.yaml
 expect_status "the bfloat16 deployment alone is clean" 0 $?

@@ -73,6 +73,9 @@ static bool kept(const changed_lines *c, const finding *f)
     for (size_t i = 0; i < f->nrelated; i++)
         if (loc_kept(c, &f->related[i].loc))
             return true;
+    for (size_t i = 0; i < f->ndeployments; i++)   /* a site listing a changed deployment */
+        if (loc_kept(c, &f->deployments[i].loc))
+            return true;
     return false;
 }
 

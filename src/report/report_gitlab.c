@@ -56,7 +56,10 @@ void report_gitlab(FILE *out, const report_input *in)
     for (size_t i = 0; i < in->findings->v.n; i++) {
         const finding *f = &in->findings->v.v[i];
         sb_reset(&desc);
-        sb_addf(&desc, "%s [%s %s]", f->message, f->rule->id, f->rule->name);
+        char *deps = report_deployments_text(f, 4);
+        sb_addf(&desc, "%s%s%s%s [%s %s]", f->message, deps ? " (" : "", deps ? deps : "", deps ? ")" : "",
+                f->rule->id, f->rule->name);
+        free(deps);
         issue(&w, f->rule->id, sb_str(&desc), severity(f->severity), fps[i].text,
               report_repo_path(in, f->loc.path, buf, sizeof buf), f->loc.line);
     }

@@ -12,6 +12,7 @@
  * with nothing to report is one passing testcase, so the suite is never empty.
  * Text is escaped for XML 1.0: the five entities, and control bytes it cannot hold become '?'.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/report.h"
@@ -69,6 +70,12 @@ static void testcase(FILE *out, const finding *f)
         xml(out, report_path(f->related[k].loc.path));
         fprintf(out, ":%u:%u: note: ", f->related[k].loc.line, f->related[k].loc.col);
         xml(out, f->related[k].message);
+    }
+    char *deps = report_deployments_text(f, 8);
+    if (deps) {
+        fprintf(out, "\n%s:%u:%u: note: ", path, f->loc.line, f->loc.col);
+        xml(out, deps);
+        free(deps);
     }
     fputs(fails(f) ? "</failure>\n" : "</system-out>\n", out);
     fputs("    </testcase>\n", out);

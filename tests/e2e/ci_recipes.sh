@@ -92,13 +92,14 @@ expect_contains "step summary" "$tmpdir/summary.md" "2 errors, 0 warnings, 0 not
 extract github "$tmpdir/gh-push.sh" "" || fail "github recipe extracted (push)"
 sh "$tmpdir/gh-push.sh" >"$tmpdir/gh.out" 2>&1
 expect_status "github recipe (push): the whole tree" 1 $?
-expect_contains "push run has the e4m3 finding too" "$tmpdir/gh.out" "fp8_e4m3 (declared"
+# one finding per site: the adapter-id site lists the e4m3 deployment next to compose's e5m2
+expect_contains "push run has the e4m3 finding too" "$tmpdir/gh.out" "deploy/vllm-fp8.yaml:21 (vllm, k8s-args) (fp8_e4m3)"
 
 # ---- GitLab CI ----
 extract gitlab "$tmpdir/gl.sh" main || fail "gitlab recipe extracted"
 sh "$tmpdir/gl.sh" >"$tmpdir/gl.out" 2>&1
 expect_status "gitlab recipe (merge request): findings fail the job" 1 $?
-expect_contains "text report in the log" "$tmpdir/gl.out" "kvlint: 2 errors (1 outside the diff)"
+expect_contains "text report in the log" "$tmpdir/gl.out" "kvlint: 2 errors in"
 reports=$(sed -n 's/^REPORTS=//p' "$tmpdir/gl.out")
 cq=${reports%,*}; junit=${reports#*,}
 if "$py" -c 'import json,sys; a=json.load(open(sys.argv[1])); assert len(a) == 2 and all(i["location"]["path"] == "adapter_router/layers.py" for i in a), a' "$cq" 2>"$tmpdir/v"; then

@@ -94,6 +94,14 @@ mv "$dir/compile_commands.json" "$tmpdir/elsewhere.json"
 (cd "$dir" && "$KVLINT" check --format json --compile-commands "$tmpdir/elsewhere.json" . >"$tmpdir/cc.json" 2>"$tmpdir/cc.err")
 expect_status "--compile-commands: findings" 1 $?
 expect_not_contains "--compile-commands: database used" "$tmpdir/cc.err" "no compile_commands.json"
+# .kvlint.yaml `compile_commands:` (relative to the project file) names it too.
+mkdir -p "$dir/out"
+cp "$tmpdir/elsewhere.json" "$dir/out/db.json"
+printf 'compile_commands: out/db.json\n' >"$dir/.kvlint.yaml"
+(cd "$dir" && "$KVLINT" check --format json . >"$tmpdir/cy.json" 2>"$tmpdir/cy.err")
+expect_status ".kvlint.yaml compile_commands: findings" 1 $?
+expect_not_contains ".kvlint.yaml compile_commands: database used" "$tmpdir/cy.err" "no compile_commands.json"
+rm "$dir/.kvlint.yaml"
 (cd "$dir" && "$KVLINT" check --compile-commands "$tmpdir/missing.json" . >"$tmpdir/ccm.out" 2>"$tmpdir/ccm.err")
 expect_status "--compile-commands missing file: I/O error" 2 $?
 

@@ -3,7 +3,11 @@
  * then dispatched to a sink, a sink class, the torch model, a dtype declaration, or a summary of a
  * function or method of this file (parameters bound to the arguments, the joined return value
  * back, cached when the arguments carry nothing, guarded against recursion).
- * It does not follow functions of other files.
+ * Methods are followed on any object of a class of this file, not only self: `MaskBuilder(cfg)`
+ * makes an instance, `self.helper.build(x)` / `MaskBuilder.build(obj, x)` / `MaskBuilder.pad(k, d)`
+ * (static or class methods) / calling the instance (its forward) are summaries of that class's
+ * methods, whose `self.x` are the class's attributes as its __init__ sets them. Functions imported
+ * from other scanned files are followed through pymodule.c.
  */
 #include <string.h>
 
@@ -86,8 +90,10 @@ static bool plain_args(const args *g)
     return true;
 }
 
-static aval call_summary(ev *e, size_t id, const args *g)
+aval pe_call_summary(ev *e, size_t id, const args *g)
 {
+    if (id >= e->nodes.n)
+        return av_unknown();
     enum { SLOTS = 5 };
     if (!plain_args(g) || g->nkw > 0 || g->npos >= SLOTS)
         return call_summary_uncached(e, id, g);
@@ -97,11 +103,15 @@ static aval call_summary(ev *e, size_t id, const args *g)
         ARENA_PUSH(e->s, e->summaries, ((summary){ 0 }));
     if (e->summaries.v[k].state == 1)
         return av_unknown();  /* being computed: recursion */
+    if (e->summaries.v[k].writes_args)
+        return call_summary_uncached(e, id, g);  /* each call writes into its own arguments */
     if (e->summaries.v[k].state == 0) {
         e->summaries.v[k].state = 1;
+        size_t before = g->written ? g->written->n : 0;
         aval r = call_summary_uncached(e, id, g);
         e->summaries.v[k].v = r;
         e->summaries.v[k].state = 2;
+        e->summaries.v[k].writes_args = g->written && g->written->n > before;
     }
     return e->summaries.v[k].v;
 }
@@ -133,9 +143,69 @@ static aval call_summary_uncached(ev *e, size_t id, const args *g)
     e->fr = saved_fr;
     e->cur = saved_cur;
     e->cls = saved_cls;
+    for (size_t i = 0; g->written && i < fr.nmuts; i++) {
+        const mutation *m = &fr.muts[i];
+        if (m->written && !m->rebound && m->has_arg && g->written->n < MAX_MUTATIONS) {
+            g->written->node[g->written->n] = m->arg;
+            g->written->v[g->written->n++] = m->v;
+        }
+    }
     aval r = fr.has_ret ? fr.ret : av_unknown();
     TSNode name = pe_fld(e, fn, F_name);
     return pe_stepf(e, &r, name, "returned from %s()", pe_raw_text(e, name));
+}
+
+/* The class a class or instance value stands for, or NULL. */
+static klass *class_of(ev *e, const aval *x)
+{
+    if ((x->tag != AV_CLASS && x->tag != AV_INSTANCE) || x->node_id >= e->node_cls.n)
+        return NULL;
+    return e->node_cls.v[x->node_id];
+}
+
+/* Is the first parameter of fn named self? */
+static bool first_param_self(ev *e, TSNode fn)
+{
+    TSNode ps = pe_fld(e, fn, F_parameters);
+    if (ts_node_is_null(ps) || ts_node_named_child_count(ps) == 0)
+        return false;
+    TSNode p = ts_node_named_child(ps, 0);
+    if (pe_is(p, "typed_parameter"))
+        p = ts_node_named_child(p, 0);
+    return pe_is(p, "identifier") && strcmp(pe_raw_text(e, p), "self") == 0;
+}
+
+/* recv.method(args) where recv is a class of this file or one of its instances: the method's
+ * summary. Through the class, a method taking self gets its instance as the first argument
+ * (MaskBuilder.build(obj, x)); static and class methods take the arguments as they are. */
+static bool call_method_of(ev *e, const aval *recv, const char *method, const args *g, aval *out)
+{
+    klass *k = class_of(e, recv);
+    const aval *m = k ? pe_env_get(&k->consts, method) : NULL;
+    if (!m || m->tag != AV_FUNC || m->node_id >= e->nodes.n)
+        return false;
+    args shifted;
+    if (recv->tag == AV_CLASS && first_param_self(e, e->nodes.v[m->node_id]) && g->npos > 0) {
+        shifted = *g;
+        shifted.npos--;
+        memmove(shifted.pos, shifted.pos + 1, shifted.npos * sizeof *shifted.pos);
+        memmove(shifted.posv, shifted.posv + 1, shifted.npos * sizeof *shifted.posv);
+        g = &shifted;
+    }
+    *out = pe_call_summary(e, m->node_id, g);
+    return true;
+}
+
+/* An object of a class of this file made by calling the class (its __init__ is not re-run:
+ * self.x are the class's attributes as its own analysis of __init__ found them). */
+static aval instance_of(const aval *cls)
+{
+    aval x = av_unknown();
+    x.tag = AV_INSTANCE;
+    x.other = false;
+    x.node_id = cls->node_id;
+    x.str = cls->str;
+    return x;
 }
 
 size_t pe_node_id(ev *e, TSNode n, klass *cls)
@@ -145,7 +215,24 @@ size_t pe_node_id(ev *e, TSNode n, klass *cls)
     return e->nodes.n - 1;
 }
 
+static aval eval_call(ev *e, TSNode call, written_args *written);
+
+/* A call, then what its summary wrote into the caller's arguments in place (`mark(k, ids)` whose
+ * body does `k[..., -1] = ...`): the caller's variable holds it from here on. */
 aval pe_eval_call(ev *e, TSNode call)
+{
+    written_args w;
+    w.n = 0;
+    aval r = eval_call(e, call, &w);
+    for (size_t i = 0; i < w.n; i++) {
+        const char *key = pe_var_key(e, w.node[i]);
+        if (key && (pe_is(w.node[i], "identifier") || pe_is(w.node[i], "attribute")))
+            pe_update_key(e, key, pe_stepf(e, &w.v[i], call, "written into %s by the call", key));
+    }
+    return r;
+}
+
+static aval eval_call(ev *e, TSNode call, written_args *written)
 {
     TSNode fn = pe_fld(e, call, F_function);
     TSNode an = pe_fld(e, call, F_arguments);
@@ -177,6 +264,7 @@ aval pe_eval_call(ev *e, TSNode call)
     }
     args g;
     eval_args(e, an, &g);
+    g.written = written;
 
     /* what the callee names: its spelling, or the origin of an imported name */
     const char *origin = callee;
@@ -204,7 +292,13 @@ aval pe_eval_call(ev *e, TSNode call)
         return av_unknown_tensor();
     }
     if (fv.tag == AV_FUNC)
-        return call_summary(e, fv.node_id, &g);
+        return pe_call_summary(e, fv.node_id, &g);
+    aval r;
+    if (fv.tag == AV_INSTANCE) {  /* module(x): nn.Module.__call__ runs forward */
+        if (call_method_of(e, &fv, "forward", &g, &r) || call_method_of(e, &fv, "__call__", &g, &r))
+            return r;
+        return av_unknown();
+    }
     if (fv.tag == AV_CLASS || fv.tag == AV_IMPORT) {
         const char *cn = fv.tag == AV_IMPORT ? pe_last_dotted(fv.str) : fv.str;
         aval inst = fv.tag == AV_IMPORT ? pe_class_instance(e, fv.str, call, &g) : av_unknown();
@@ -212,8 +306,15 @@ aval pe_eval_call(ev *e, TSNode call)
             return inst;
         if (fv.tag == AV_IMPORT && strncmp(fv.str, "torch", 5) == 0)
             return pe_torch_function(e, cn, call, &g);
-        return av_unknown();
+        if (fv.tag == AV_IMPORT && pe_call_imported(e, fv.str, call, &g, &r))
+            return r;
+        return fv.tag == AV_CLASS && class_of(e, &fv) ? instance_of(&fv) : av_unknown();
     }
+    if (method && (recv.tag == AV_CLASS || recv.tag == AV_INSTANCE))
+        return call_method_of(e, &recv, method, &g, &r) ? r : av_unknown();
+    if (method && recv.tag == AV_IMPORT && recv.str && strncmp(recv.str, "torch", 5) != 0
+        && pe_call_imported(e, arena_printf(e->s, "%s.%s", recv.str, method), call, &g, &r))
+        return r;  /* import pkg.masks as M; M.make_mask(...) */
     if (method) {
         if (recv.tag == AV_MODULE)
             return strcmp(recv.str, "math") == 0 ? av_unknown() : pe_torch_function(e, method, call, &g);

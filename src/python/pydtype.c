@@ -158,10 +158,10 @@ aval pe_finfo_value(ev *e, const args *g, TSNode call, bool iinfo)
         x.dtype = pe_dref(e, DREF_CONCRETE, call);
         x.dtype.dtype = kvn_dtype_parse("float32", false);
         x.dtype.text = "torch.float32";
-    } else if (!found && d->tag == AV_VALUES) {
-        /* finfo(x) on a tensor-like value: its dtype, i.e. the model's */
+    } else if (!found && d->tag == AV_VALUES && (d->tensor || d->has_dtype)) {
+        /* finfo(x) on a tensor: its dtype, i.e. the model's unless known */
         x.dtype = d->has_dtype ? d->dtype : pe_dref(e, DREF_MODEL, at);
-    }
+    }  /* finfo(platform.fp8_dtype()): a dtype nobody knows stays unknown */
     x.str = pe_text_of(e, call);
     return x;
 }

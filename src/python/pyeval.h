@@ -1,17 +1,23 @@
 /*
  * pyeval.h: the Python evaluator's internal interface, shared by the files that implement it
- * (pytree.c, pyscope.c, pydtype.c, pytorch.c, pyids.c, pystore.c, pycall.c, pyexpr.c, pystmt.c). Nothing
+ * (pytree.c, pyscope.c, pydtype.c, pytorch.c, pyids.c, pystore.c, pycall.c, pymodule.c, pyexpr.c, pystmt.c). Nothing
  * outside src/python/ includes it; the rest of the front end sees py_analyze_file (pyfe.h).
  *
  * The evaluator walks tree-sitter-python's syntax tree statement by statement, in order, keeping
- * an environment from names to abstract values (pyvalue.h). It is intra-procedural and
- * flow-sensitive: both sides of a branch are evaluated and joined, a loop body once and joined
- * with the state before it. Around that core:
+ * an environment from names to abstract values (pyvalue.h). It is flow-sensitive: both sides of a
+ * branch are evaluated and joined, a loop body once and joined with the state before it. Around
+ * that core:
  *   - module constants, class constants and `self.x` set in __init__ are visible to the methods;
- *   - calls of functions and methods of the same file are evaluated as summaries (arguments bound
- *     to parameters, the joined return value comes back; no facts are emitted inside a summary,
- *     each function is analysed on its own once, with its default arguments);
- *   - `from .mod import NAME` reads the index of another scanned file (pylex.c);
+ *   - calls are summaries (arguments bound to parameters, the joined return value comes back, a
+ *     tuple element by element; only facts about the caller's values are emitted inside; each
+ *     function is also analysed on its own once, with its default arguments) for: functions and
+ *     methods of this file, methods of any object of a class of this file (`self.helper.build(x)`,
+ *     `Klass.static(x)`, `instance(x)` as its forward; pycall.c), and top-level functions of other
+ *     scanned files reached through imports (evaluated in that file, pymodule.c);
+ *   - a summary that writes into a parameter in place (`k[..., -1] = x`) updates the caller's
+ *     argument variable (frame mutations, pyscope.c);
+ *   - `from .mod import NAME` constants are read from the index of a scanned file of that name
+ *     (pylex.c, pylink.c);
  *   - torch calls are modelled by the rows of grammars/python/torch.tsv (full, where, cat, pad, to,
  *     masked_fill, ...; pytorch.c); anything not modelled yields an unknown value, which is how softmax/top-k/comparisons/torch.maximum stay
  *     silent: a sentinel that only feeds them never reaches a sink.
@@ -25,9 +31,10 @@
  * are bound and looked up through pyscope; pytree reads the syntax tree.
  *
  * Limits (so that bad input never hangs or overflows the stack): recursion depth, summary depth,
- * a budget of evaluated nodes per file and a cap on the arena; past a limit, values become unknown.
- * It deliberately does not: follow attributes of objects other than `self`, model loops beyond
- * one iteration, look inside f-strings, lambdas or decorators, or resolve imports of functions.
+ * a budget of evaluated nodes per file (and one per loaded module), a cap on the arena, and on the
+ * modules loaded per file; past a limit, values become unknown. It deliberately does not: follow
+ * classes imported from other files, model loops beyond one iteration, or look inside f-strings,
+ * lambdas or decorators.
  */
 #ifndef KV_PYEVAL_H
 #define KV_PYEVAL_H
@@ -101,12 +108,35 @@ typedef struct qfn {
 } qfn;
 
 typedef struct summary {
-    int state;   /* 0 not computed, 1 being computed, 2 done */
+    int state;        /* 0 not computed, 1 being computed, 2 done */
+    bool writes_args; /* the function writes into a parameter in place: every call is evaluated */
     aval v;
 } summary;
 
+enum { MAX_MUTATIONS = 8 };
+
+/* What a function did to one of its local names (pyscope.c): written in place while still bound
+ * to the caller's object (`k[..., -1] = m`, `k.masked_fill_(...)`), or rebound (`k = k.clone()`). */
+typedef struct mutation {
+    const char *name;
+    aval v;          /* the value after the last in-place write, if written */
+    bool written, rebound;
+    TSNode arg;      /* the caller's argument node the parameter was bound from */
+    bool has_arg;
+} mutation;
+
+/* The arguments a summary wrote into in place, for the caller to apply to its own variables. */
+typedef struct written_args {
+    TSNode node[MAX_MUTATIONS];
+    aval v[MAX_MUTATIONS];
+    size_t n;
+} written_args;
+
+
 typedef struct frame {
     env locals;
+    mutation muts[MAX_MUTATIONS];  /* the first names assigned or written (bounded) */
+    size_t nmuts;
     aval ret;
     bool has_ret;
     bool is_init;
@@ -137,6 +167,9 @@ typedef struct ev {
     int decl_group;
     klass *orphans;            /* methods found outside a class (syntax errors) */
     ARENA_VEC(summary) summaries; /* per node id: the summary of a call without known arguments */
+    struct pe_modules *mods;   /* other files loaded for imported calls, shared by every ev of
+                                * one file's analysis (pymodule.c); NULL until the first */
+    int module_depth;          /* 0 for the analysed file, 1 for a module it imports, ... */
     TSFieldId fields[F_COUNT];
     const unsigned char *kinds;   /* node_kind by symbol id (py_state's, or this file's) */
     uint32_t nkinds;
@@ -152,6 +185,7 @@ typedef struct args {
     aval kwv[MAX_ARGS];
     size_t nkw;
     bool star;  /* *args or **kwargs present: positions after it are unknown */
+    written_args *written;  /* where a summary reports arguments it wrote into, or NULL */
 } args;
 
 /* Field names of tree-sitter-python the evaluator reads, indexed by fid (pystmt.c). */
@@ -240,6 +274,16 @@ const aval *pe_kwarg(const args *g, const char *name, TSNode *node);
 const aval *pe_arg(const args *g, int pos, const char *kw, TSNode *node);
 size_t pe_node_id(ev *e, TSNode n, klass *cls);
 aval pe_eval_call(ev *e, TSNode call);
+/* The summary of a call of the function or method with node id `id` (of e's file). */
+aval pe_call_summary(ev *e, size_t id, const args *g);
+
+/* ---- functions imported from other scanned files (pymodule.c) ---- */
+/* origin is the dotted name a call reaches through imports (`.masks.make_mask`, `pkg.masks.f`):
+ * if it is a top-level function of a scanned file, *out is the summary of this call evaluated in
+ * that file, and true is returned. */
+bool pe_call_imported(ev *e, const char *origin, TSNode call, const args *g, aval *out);
+/* Release the modules loaded for e's file (their trees and parsers). */
+void pe_modules_free(ev *e);
 
 /* ---- expressions (pyexpr.c) ---- */
 aval pe_stepf(ev *e, const aval *x, TSNode at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -91,6 +91,14 @@ static aval eval_attribute(ev *e, TSNode n)
         if (c)
             return *c;
     }
+    if (obj.tag == AV_INSTANCE && obj.node_id < e->node_cls.n && e->node_cls.v[obj.node_id]) {
+        const klass *k = e->node_cls.v[obj.node_id];  /* helper.dtype, helper.CONST */
+        const aval *c = pe_env_get(&k->attrs, attr);
+        if (!c)
+            c = pe_env_get(&k->consts, attr);
+        if (c)
+            return *c;
+    }
     if (obj.tag == AV_IMPORT) {
         aval imp = obj;
         imp.str = arena_printf(e->a, "%s.%s", obj.str, attr);

@@ -183,12 +183,42 @@ typedef struct py_export {
     uint32_t line, col;
 } py_export;
 
+typedef struct py_range {
+    uint32_t start, end;   /* bytes [start, end) */
+} py_range;
+
+/* A top-level function a file defines (found lexically by pyindex.c: `def NAME(` or `async def
+ * NAME(` starting in column 0), which other files may import and call. The flags say what its text
+ * can contribute to a caller's facts, for the caller's prefilter (words, not an analysis). */
+typedef struct py_func_export {
+    const char *name;
+    uint32_t line;
+    uint32_t start, end;   /* its bytes: `def` to the next line starting in column 0 */
+    bool sentinel;  /* it (or a function or sentinel constant of its file that it names) spells a sentinel */
+    bool cast;      /* reserved: the index has no torch table to tell cast methods (always false) */
+    bool kernel;    /* decorated @triton.jit / @triton.autotune / @...jit: a kernel, not torch code */
+    const char *const *uses;  /* names it uses that its file imports with `from M import`, by their
+                               * imported spelling, or same-file functions that do (at most 8; only
+                               * if not already a sentinel) */
+    size_t nuses;
+    const char *const *calls; /* functions of the same file it calls (at most 16) */
+    size_t ncalls;
+} py_func_export;
+
 typedef struct py_exports {
     const py_export *v;
     size_t n;
+    const py_func_export *fn;   /* sorted by name, one entry per name (flags joined) */
+    size_t nfn;
+    const py_range *prologue;   /* top-level imports, assignments and expressions (at most 64 runs) */
+    size_t nprologue;
 } py_exports;
 
 const py_exports *py_index_source(const char *data, size_t len, kv_arena *arena);
+/* The top-level functions and the prologue of a file, into ex (pyindex.c). */
+void py_index_functions(const char *data, size_t len, kv_arena *arena, py_exports *ex);
+/* The function name of ex, or NULL. */
+const py_func_export *py_exported_function(const py_exports *ex, const char *name);
 
 /* ---- run-wide lookups over the indexes (pylink.c) ---- */
 
@@ -198,11 +228,14 @@ typedef struct py_module {
     const py_exports *exports;
 } py_module;
 
+struct py_link_names;
+
 typedef struct py_link {
     const py_module *modules;  /* sorted by (file, path) */
     size_t nmodules;
     const char *const *sentinels;  /* names of exported sentinels, sorted, distinct */
     size_t nsentinels;
+    const struct py_link_names *fns;  /* functions and modules for imported calls (pylink.c) */
 } py_link;
 
 /* Built once between the passes (frontend link()); read-only afterwards. */
@@ -211,6 +244,17 @@ const py_link *py_link_indexes(const fe_file_index *ix, size_t n, kv_arena *aren
 const py_module *py_link_modules(const py_link *l, const char *file, size_t *count);
 /* Does some scanned file export a sentinel called s[0..n)? l may be NULL. */
 bool py_link_is_sentinel(const py_link *l, const char *s, size_t n);
+/* Does some scanned file export a function called s[0..n) whose text spells a sentinel (itself,
+ * or through the names it imports)? l may be NULL. */
+bool py_link_is_sentinel_function(const py_link *l, const char *s, size_t n);
+/* Does function f of the indexed file ix spell a sentinel, counting the names it imports (a
+ * sentinel constant or sentinel function of another file, through a bounded number of rounds)? */
+bool py_link_function_sentinel(const py_link *l, const fe_file_index *ix, const py_func_export *f);
+/* The indexed file a module names, as written in an import in file `importer`: `pkg.masks`,
+ * `.masks`, `..pkg.masks` (a module file or a package's __init__.py). Absolute names match the
+ * end of a path; among several matches the one sharing the longest directory prefix with the
+ * importer wins (then the first by path). NULL if no scanned file is that module. */
+const fe_file_index *py_link_module(const py_link *l, const char *importer, const char *module, size_t module_len);
 
 /* The sound prefilter: false only if analysing the file cannot produce any fact. st and ctx may be
  * NULL (then only the built-in vocabulary counts, and no cross-file constants). */

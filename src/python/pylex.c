@@ -26,6 +26,7 @@
  * This file does not parse: the index reads only top-level `NAME = <literal>` lines.
  */
 #include "python/pyfe.h"
+#include "python/pylexer.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -35,7 +36,7 @@
 
 #include "frontend/suppress.h"
 
-static bool word_in(const char *s, size_t n, const char *const *list)
+bool py_word_in(const char *s, size_t n, const char *const *list)
 {
     for (size_t i = 0; list[i]; i++)
         if (strlen(list[i]) == n && memcmp(list[i], s, n) == 0)
@@ -46,13 +47,13 @@ static bool word_in(const char *s, size_t n, const char *const *list)
 bool py_is_infinity_word(const char *s, size_t n)
 {
     static const char *const w[] = { "inf", "Inf", "Infinity", "infty", "PINF", "NINF", NULL };
-    return word_in(s, n, w);
+    return py_word_in(s, n, w);
 }
 
 bool py_is_decl_callee(const char *s, size_t n)
 {
     static const char *const w[] = { "LLM", "EngineArgs", "AsyncEngineArgs", "Engine", "set_default_dtype", NULL };
-    return word_in(s, n, w);
+    return py_word_in(s, n, w);
 }
 
 bool py_is_cast_method(const py_state *st, const char *s, size_t n)
@@ -222,19 +223,7 @@ const char *const *py_family_bounds(const char *family, const double **adds)
     return none;
 }
 
-/* ---- a tokenizer just good enough for words, numbers, strings and comments ---- */
-
-typedef enum lex_kind { LEX_END, LEX_WORD, LEX_NUMBER, LEX_STRING, LEX_COMMENT, LEX_PUNCT } lex_kind;
-
-typedef struct lexer {
-    const char *p, *end;
-    const char *tok;        /* token start */
-    size_t len;             /* token length (strings: content only) */
-    bool at_line_start;     /* the token is the first on its line, in column 0 */
-    bool fresh_line;        /* an unescaped newline came between the previous token and this one */
-    uint32_t line;
-    const char *line_start;
-} lexer;
+/* ---- the tokenizer (pylexer.h) ---- */
 
 static bool is_word_byte(unsigned char c)
 {
@@ -281,7 +270,7 @@ static void lex_string(lexer *lx)
     lx->len = (size_t)(lx->p - lx->tok);
 }
 
-static lex_kind lex_next(lexer *lx)
+lex_kind py_lex_next(lexer *lx)
 {
     lx->fresh_line = false;
     for (;;) {
@@ -343,7 +332,7 @@ static lex_kind lex_next(lexer *lx)
     }
 }
 
-static void lex_init(lexer *lx, const char *data, size_t len)
+void py_lex_init(lexer *lx, const char *data, size_t len)
 {
     memset(lx, 0, sizeof *lx);
     lx->p = data;
@@ -354,6 +343,22 @@ static void lex_init(lexer *lx, const char *data, size_t len)
 
 /* ---- prefilter ---- */
 
+bool py_token_is_sentinel(lex_kind k, const char *s, size_t n)
+{
+    double v;
+    switch (k) {
+    case LEX_STRING:
+        return py_float_string_special(s, n, &v);
+    case LEX_NUMBER:
+        /* a token this lexer cannot read (`10000if`, which Python reads as 10000 if) counts */
+        return !py_parse_number(s, n, &v) || fabs(v) >= PY_SENTINEL_MAGNITUDE;
+    case LEX_WORD:
+        return py_is_infinity_word(s, n) || (n == 5 && (memcmp(s, "finfo", 5) == 0 || memcmp(s, "iinfo", 5) == 0));
+    default:
+        return false;
+    }
+}
+
 static bool comment_mentions_kvlint(const char *s, size_t n)
 {
     for (size_t i = 0; i + 6 <= n; i++)
@@ -362,22 +367,24 @@ static bool comment_mentions_kvlint(const char *s, size_t n)
     return false;
 }
 
+/* A sentinel constant some scanned file exports, or a function whose text spells one (pyindex.c,
+ * pylink.c): a file importing it can get the sentinel without spelling it. */
 static bool is_exported_sentinel(const fe_context *ctx, const char *s, size_t n)
 {
-    return ctx && py_link_is_sentinel(ctx->link, s, n);
+    return ctx && (py_link_is_sentinel(ctx->link, s, n) || py_link_is_sentinel_function(ctx->link, s, n));
 }
 
 bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, size_t len)
 {
     lexer lx;
-    lex_init(&lx, data, len);
+    py_lex_init(&lx, data, len);
     bool cast = false, int_source = false, sentinel = false, tensor = false;
     char prev = 0;            /* previous punctuation, 0 after a word/number/string */
     uint32_t prev_line = 0;   /* line of the previous token */
     int depth = 0;            /* bracket depth */
     bool from_stmt = false, importing = false;  /* inside `from M import <names>` */
     double v;
-    for (lex_kind k; (k = lex_next(&lx)) != LEX_END;) {
+    for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
         if (k == LEX_COMMENT) {
             if (comment_mentions_kvlint(lx.tok, lx.len))
                 return true;
@@ -408,8 +415,8 @@ bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, s
                 from_stmt = true;
             else if (from_stmt && n == 6 && memcmp(w, "import", 6) == 0)
                 importing = true;
-            else if (importing && is_exported_sentinel(ctx, w, n))
-                sentinel = true;
+            else if ((importing || prev == '.') && is_exported_sentinel(ctx, w, n))
+                sentinel = true;  /* from M import NEG, make_mask / M.NEG, M.make_mask */
             pt_word pw = pt_word_of(st ? st->torch : NULL, w, n);
             if (prev == '.' && pw.cast)
                 cast = tensor = true;
@@ -447,25 +454,25 @@ bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, s
 static bool lex_constant_rhs(lexer *lx, double *out, bool *sentinel)
 {
     double sign = 1;
-    lex_kind k = lex_next(lx);
+    lex_kind k = py_lex_next(lx);
     if (k == LEX_PUNCT && (*lx->tok == '-' || *lx->tok == '+')) {
         sign = *lx->tok == '-' ? -1 : 1;
-        k = lex_next(lx);
+        k = py_lex_next(lx);
     }
     double v;
     if (k == LEX_NUMBER && py_parse_number(lx->tok, lx->len, &v)) {
         *out = sign * v;
         *sentinel = fabs(v) >= PY_SENTINEL_MAGNITUDE;
     } else if (k == LEX_WORD && lx->len == 5 && memcmp(lx->tok, "float", 5) == 0) {
-        if (lex_next(lx) != LEX_PUNCT || *lx->tok != '(' || lex_next(lx) != LEX_STRING
+        if (py_lex_next(lx) != LEX_PUNCT || *lx->tok != '(' || py_lex_next(lx) != LEX_STRING
             || !py_float_string_special(lx->tok, lx->len, &v))
             return false;
-        if (lex_next(lx) != LEX_PUNCT || *lx->tok != ')')
+        if (py_lex_next(lx) != LEX_PUNCT || *lx->tok != ')')
             return false;
         *out = sign * v;
         *sentinel = true;
     } else if (k == LEX_WORD) {
-        if (lex_next(lx) != LEX_PUNCT || *lx->tok != '.' || lex_next(lx) != LEX_WORD
+        if (py_lex_next(lx) != LEX_PUNCT || *lx->tok != '.' || py_lex_next(lx) != LEX_WORD
             || !py_is_infinity_word(lx->tok, lx->len))
             return false;
         *out = sign * (lx->tok[0] == 'N' ? -INFINITY : INFINITY);
@@ -484,9 +491,9 @@ const py_exports *py_index_source(const char *data, size_t len, kv_arena *arena)
 {
     ARENA_VEC(py_export) out = {0};
     lexer lx;
-    lex_init(&lx, data, len);
+    py_lex_init(&lx, data, len);
     int depth = 0;  /* bracket depth: a line start inside brackets is not a statement */
-    for (lex_kind k; (k = lex_next(&lx)) != LEX_END;) {
+    for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
         if (k == LEX_PUNCT) {
             if (strchr("([{", *lx.tok))
                 depth++;
@@ -500,13 +507,13 @@ const py_exports *py_index_source(const char *data, size_t len, kv_arena *arena)
         size_t nlen = lx.len;
         uint32_t line = lx.line, col = (uint32_t)(lx.tok - lx.line_start) + 1;
         lexer save = lx;
-        k = lex_next(&lx);
+        k = py_lex_next(&lx);
         if (k == LEX_PUNCT && *lx.tok == ':') {  /* NAME: type = value (a simple type only) */
-            if (lex_next(&lx) != LEX_WORD) {
+            if (py_lex_next(&lx) != LEX_WORD) {
                 lx = save;
                 continue;
             }
-            k = lex_next(&lx);
+            k = py_lex_next(&lx);
         }
         if (k == LEX_PUNCT && *lx.tok == '=' && (lx.p >= lx.end || *lx.p != '=')) {
             const char *rhs = lx.p;
@@ -529,14 +536,15 @@ const py_exports *py_index_source(const char *data, size_t len, kv_arena *arena)
     py_exports *ex = arena_zalloc(arena, sizeof *ex);
     ex->v = out.v;
     ex->n = out.n;
+    py_index_functions(data, len, arena, ex);
     return ex;
 }
 
 void py_collect_suppressions(const char *data, size_t len, kv_arena *a, file_facts *out)
 {
     lexer lx;
-    lex_init(&lx, data, len);
-    for (lex_kind k; (k = lex_next(&lx)) != LEX_END;) {
+    py_lex_init(&lx, data, len);
+    for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
         suppression s;
         if (k == LEX_COMMENT && suppress_parse(lx.tok, lx.len, "#", a, &s)) {
             s.line = lx.line;

@@ -7,7 +7,14 @@
  * which made a tree of n files cost n^2 (vLLM: a third of the run). Here they are binary
  * searches: modules sorted by (file name, path) so that a lookup meets the files of one name in
  * path order, as the scan did, and the sorted, distinct names of exported sentinels.
- * It does not decide what a file exports (pylex.c) or what an import binds (pyscope.c).
+ * For calls of functions imported from other files (pymodule.c): a module name (`pkg.masks`,
+ * `.masks`) resolves to the file it is (relative imports by path, absolute ones by path suffix,
+ * the candidate sharing the longest folder prefix with the importer winning); and the functions'
+ * names with their sentinel flag, where a function using a name its file imports (`from .consts
+ * import NEG`) is a sentinel function if that name is a sentinel anywhere: three rounds over all
+ * functions, each reading only the previous round's flags (so the result does not depend on file
+ * order).
+ * It does not decide what a file exports (pylex.c, pyindex.c) or what an import binds (pyscope.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +38,311 @@ static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
+
+/* ---- functions and modules, for calls into other files (pymodule.c) ---- */
+
+typedef struct link_name {
+    const char *name;
+    bool sentinel, cast;
+} link_name;
+
+typedef struct link_module {
+    const char *name;       /* last component: "masks" for pkg/masks.py and pkg/masks/__init__.py */
+    size_t name_len;
+    const char *stem;       /* the path without ".py" / "/__init__.py" */
+    size_t stem_len;
+    size_t ix;              /* index into the context's indexes */
+} link_module;
+
+struct py_link_names {
+    link_name *names;       /* sorted by name, one entry per name */
+    size_t nnames;
+    link_module *mods;      /* sorted by module name */
+    size_t nmods;
+    const fe_file_index *ix;
+    size_t nix;
+    bool **via_imports;     /* [file][function]: a sentinel through the names it imports */
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(((const link_name *)a)->name, ((const link_name *)b)->name);
+}
+
+static int cmp_mod(const void *a, const void *b)
+{
+    const link_module *x = a, *y = b;
+    size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
+    int c = memcmp(x->name, y->name, n);
+    if (c == 0 && x->name_len != y->name_len)
+        c = x->name_len < y->name_len ? -1 : 1;
+    return c ? c : (x->ix < y->ix ? -1 : x->ix > y->ix);
+}
+
+/* The last c in s[0..n), or NULL (memrchr is not C17). */
+static const char *last_of(const char *s, size_t n, char c)
+{
+    while (n > 0)
+        if (s[--n] == c)
+            return s + n;
+    return NULL;
+}
+
+static bool ends_with(const char *s, size_t n, const char *suf)
+{
+    size_t l = strlen(suf);
+    return n >= l && memcmp(s + n - l, suf, l) == 0;
+}
+
+/* The module a path is, if it is a Python file. */
+static bool module_of(const char *path, link_module *m)
+{
+    size_t n = strlen(path);
+    if (ends_with(path, n, "/__init__.py"))
+        n -= strlen("/__init__.py");
+    else if (ends_with(path, n, ".py"))
+        n -= 3;
+    else
+        return false;
+    const char *slash = last_of(path, n, '/');
+    m->name = slash ? slash + 1 : path;
+    m->name_len = (size_t)(path + n - m->name);
+    m->stem = path;
+    m->stem_len = n;
+    return m->name_len > 0;
+}
+
+static void add_names(const py_exports *ex, link_name *v, size_t *n)
+{
+    for (size_t k = 0; k < ex->n; k++)
+        if (ex->v[k].sentinel)
+            v[(*n)++] = (link_name){ ex->v[k].name, true, false };
+    for (size_t k = 0; k < ex->nfn; k++)
+        if (ex->fn[k].sentinel || ex->fn[k].cast || ex->fn[k].nuses)
+            v[(*n)++] = (link_name){ ex->fn[k].name, ex->fn[k].sentinel, ex->fn[k].cast };
+}
+
+static link_name *find_name(const struct py_link_names *l, const char *name)
+{
+    link_name key = { name, false, false };
+    return bsearch(&key, l->names, l->nnames, sizeof key, cmp_name);
+}
+
+/* A function using an imported name that is a sentinel (a constant, or a function flagged in an
+ * earlier round) is a sentinel function: a few rounds follow chains of helpers across files. */
+static void propagate_imports(struct py_link_names *l, kv_arena *arena)
+{
+    enum { ROUNDS = 3 };
+    l->via_imports = arena_zalloc(arena, (l->nix ? l->nix : 1) * sizeof *l->via_imports);
+    for (size_t i = 0; i < l->nix; i++) {
+        const py_exports *ex = l->ix[i].exports;
+        if (ex && ex->nfn)
+            l->via_imports[i] = arena_zalloc(arena, ex->nfn * sizeof **l->via_imports);
+    }
+    for (int round = 0; round < ROUNDS; round++) {
+        bool changed = false;
+        for (size_t i = 0; i < l->nix; i++) {
+            const py_exports *ex = l->ix[i].exports;
+            for (size_t k = 0; ex && k < ex->nfn; k++) {
+                const py_func_export *f = &ex->fn[k];
+                if (f->sentinel || l->via_imports[i][k])
+                    continue;
+                for (size_t u = 0; u < f->nuses; u++) {
+                    const link_name *used = find_name(l, f->uses[u]);
+                    if (used && used->sentinel) {
+                        l->via_imports[i][k] = changed = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if (!changed)
+            return;
+        /* only now, so that a round's result does not depend on the order of files */
+        for (size_t i = 0; i < l->nix; i++) {
+            const py_exports *ex = l->ix[i].exports;
+            for (size_t k = 0; ex && k < ex->nfn; k++)
+                if (l->via_imports[i][k]) {
+                    link_name *nm = find_name(l, ex->fn[k].name);
+                    if (nm)
+                        nm->sentinel = true;
+                }
+        }
+    }
+}
+
+bool py_link_function_sentinel(const py_link *link, const fe_file_index *ix, const py_func_export *f)
+{
+    const struct py_link_names *l = link ? link->fns : NULL;
+    if (f->sentinel)
+        return true;
+    if (!l || ix < l->ix || ix >= l->ix + l->nix)
+        return false;
+    const py_exports *ex = ix->exports;
+    size_t i = (size_t)(ix - l->ix);
+    if (!ex || f < ex->fn || f >= ex->fn + ex->nfn || !l->via_imports[i])
+        return false;
+    return l->via_imports[i][f - ex->fn];
+}
+
+static const struct py_link_names *link_functions(const fe_file_index *ix, size_t n, kv_arena *arena)
+{
+    struct py_link_names *l = arena_zalloc(arena, sizeof *l);
+    size_t cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        const py_exports *ex = ix[i].exports;
+        if (ex)
+            cap += ex->n + ex->nfn;
+    }
+    l->names = arena_alloc(arena, (cap ? cap : 1) * sizeof *l->names);
+    l->mods = arena_alloc(arena, (n ? n : 1) * sizeof *l->mods);
+    for (size_t i = 0; i < n; i++) {
+        if (ix[i].exports)
+            add_names(ix[i].exports, l->names, &l->nnames);
+        link_module m;
+        if (module_of(ix[i].path, &m)) {
+            m.ix = i;
+            l->mods[l->nmods++] = m;
+        }
+    }
+    qsort(l->names, l->nnames, sizeof *l->names, cmp_name);
+    size_t k = 0;
+    for (size_t i = 0; i < l->nnames; i++) {
+        if (k && strcmp(l->names[k - 1].name, l->names[i].name) == 0) {
+            l->names[k - 1].sentinel |= l->names[i].sentinel;
+            l->names[k - 1].cast |= l->names[i].cast;
+            continue;
+        }
+        l->names[k++] = l->names[i];
+    }
+    l->nnames = k;
+    qsort(l->mods, l->nmods, sizeof *l->mods, cmp_mod);
+    l->ix = ix;
+    l->nix = n;
+    propagate_imports(l, arena);
+    return l;
+}
+
+static bool names_word(const struct py_link_names *l, const char *s, size_t n, bool *sentinel, bool *cast)
+{
+    if (!l || n == 0 || n > 200)
+        return false;
+    char buf[201];
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    const link_name *f = find_name(l, buf);
+    if (!f)
+        return false;
+    *sentinel = f->sentinel;
+    *cast = f->cast;
+    return true;
+}
+
+/* The range of modules named name[0..n). */
+static const link_module *modules_named(const struct py_link_names *l, const char *name, size_t n, size_t *count)
+{
+    size_t lo = 0, hi = l->nmods;
+    while (lo < hi) {  /* first module whose name is >= name */
+        size_t mid = lo + (hi - lo) / 2;
+        const link_module *m = &l->mods[mid];
+        size_t k = m->name_len < n ? m->name_len : n;
+        int c = memcmp(m->name, name, k);
+        if (c < 0 || (c == 0 && m->name_len < n))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t end = lo;
+    while (end < l->nmods && l->mods[end].name_len == n && memcmp(l->mods[end].name, name, n) == 0)
+        end++;
+    *count = end - lo;
+    return l->mods + lo;
+}
+
+static size_t common_dir_prefix(const char *a, const char *b)
+{
+    size_t i = 0, last = 0;
+    while (a[i] && a[i] == b[i]) {
+        if (a[i] == '/')
+            last = i + 1;
+        i++;
+    }
+    return last;
+}
+
+/* Does the stem end with the module path written dotted (a.b.c matches .../a/b/c)? */
+static bool stem_matches(const link_module *m, const char *dotted, size_t n)
+{
+    if (m->stem_len < n)
+        return false;
+    const char *s = m->stem + m->stem_len - n;
+    if (s > m->stem && s[-1] != '/')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != (dotted[i] == '.' ? '/' : dotted[i]))
+            return false;
+    return true;
+}
+
+/* The folder of `importer`, `up` levels higher: its length in importer, or -1 past the top. */
+static long folder_of(const char *importer, int up)
+{
+    long end = (long)strlen(importer);
+    for (int i = 0; i <= up; i++) {
+        while (end > 0 && importer[end - 1] != '/')
+            end--;
+        if (end == 0)
+            return i == up ? 0 : -1;
+        end--;  /* drop the slash */
+    }
+    return end + 1;  /* keep the trailing slash */
+}
+
+const fe_file_index *py_link_module(const py_link *link, const char *importer, const char *module, size_t module_len)
+{
+    const struct py_link_names *l = link ? link->fns : NULL;
+    if (!l || module_len == 0)
+        return NULL;
+    int dots = 0;
+    while ((size_t)dots < module_len && module[dots] == '.')
+        dots++;
+    const char *rest = module + dots;
+    size_t rest_len = module_len - (size_t)dots;
+    if (rest_len == 0)
+        return NULL;  /* `from . import x` names the package itself: not followed */
+    const char *last = last_of(rest, rest_len, '.');
+    last = last ? last + 1 : rest;
+    size_t count;
+    const link_module *cands = modules_named(l, last, (size_t)(rest + rest_len - last), &count);
+    const link_module *best = NULL;
+    size_t best_prefix = 0;
+    long folder = dots ? folder_of(importer, dots - 1) : -1;
+    if (dots && folder < 0)
+        return NULL;
+    for (size_t i = 0; i < count; i++) {
+        const link_module *m = &cands[i];
+        if (!stem_matches(m, rest, rest_len))
+            continue;
+        if (dots) {
+            /* relative: the stem is exactly <importer's folder><rest as a path> */
+            if (m->stem_len != (size_t)folder + rest_len || strncmp(m->stem, importer, (size_t)folder) != 0)
+                continue;
+            return &l->ix[m->ix];
+        }
+        size_t p = common_dir_prefix(m->stem, importer);
+        if (!best || p > best_prefix)
+            best = m, best_prefix = p;
+    }
+    return best ? &l->ix[best->ix] : NULL;
+}
+
+bool py_link_is_sentinel_function(const py_link *link, const char *s, size_t n)
+{
+    bool sentinel = false, cast = false;
+    return link && link->fns && names_word(link->fns, s, n, &sentinel, &cast) && sentinel;
+}
+
+/* ---- the tables ---- */
 
 const py_link *py_link_indexes(const fe_file_index *ix, size_t n, kv_arena *arena)
 {
@@ -62,6 +374,7 @@ const py_link *py_link_indexes(const fe_file_index *ix, size_t n, kv_arena *aren
     l->nmodules = n;
     l->sentinels = names;
     l->nsentinels = u;
+    l->fns = link_functions(ix, n, arena);
     return l;
 }
 

@@ -115,8 +115,39 @@ aval pe_lookup_self(ev *e, const char *key, TSNode at)
     return pe_default_for_name(e, attr, at);
 }
 
+/* The frame's record of what happened to a parameter bound from a call's argument (bind_params
+ * makes the entries; only those are followed). */
+static mutation *mutation_of(frame *f, const char *name, bool add)
+{
+    for (size_t i = 0; i < f->nmuts; i++)
+        if (strcmp(f->muts[i].name, name) == 0)
+            return &f->muts[i];
+    if (!add || f->nmuts >= MAX_MUTATIONS)
+        return NULL;
+    mutation *m = &f->muts[f->nmuts++];
+    memset(m, 0, sizeof *m);
+    m->name = name;
+    return m;
+}
+
 void pe_set_name(ev *e, const char *name, aval v)
 {
+    /* a parameter bound to a new object: later writes into it no longer reach the caller's */
+    mutation *m = e->fr && e->cur == &e->fr->locals ? mutation_of(e->fr, name, false) : NULL;
+    if (m)
+        m->rebound = true;
+    pe_env_set(e->s, e->cur, name, v);
+}
+
+/* Write into a local tensor in place (k[...] = x, k.masked_fill_(...)): if it is still the object a
+ * parameter was bound to, the caller's argument sees the write (pycall.c applies it). */
+static void set_in_place(ev *e, const char *name, aval v)
+{
+    mutation *m = e->fr && e->cur == &e->fr->locals ? mutation_of(e->fr, name, false) : NULL;
+    if (m && !m->rebound) {
+        m->v = v;
+        m->written = true;
+    }
     pe_env_set(e->s, e->cur, name, v);
 }
 
@@ -154,7 +185,7 @@ void pe_update_key(ev *e, const char *key, aval v)
         }
         return;
     }
-    pe_set_name(e, key, v);
+    set_in_place(e, key, v);
 }
 
 /* x written into part of target (k[..., 0] = x, k.masked_fill_(m, x)): join into the variable. */
@@ -279,7 +310,7 @@ void pe_bind_imports(ev *e, TSNode n)
         }
         if (!name)
             continue;
-        /* a constant exported by another scanned file? */
+        /* a constant exported by the scanned file that is this module? (pylink.c resolves it) */
         const py_export *x = NULL;
         const char *xpath = NULL;
         const char *tail = strrchr(mtext, '.');
@@ -312,7 +343,10 @@ void pe_bind_imports(ev *e, TSNode n)
         aval m = av_unknown();
         m.tag = strncmp(mtext, "torch", 5) == 0 && strchr(name, '.') == NULL
                 && (strcmp(name, "nn") == 0 || strcmp(name, "functional") == 0) ? AV_MODULE : AV_IMPORT;
-        m.str = m.tag == AV_MODULE ? "torch" : arena_printf(e->a, "%s.%s", mtext, name);
+        /* `from . import masks` names .masks, `from .pkg import masks` .pkg.masks */
+        size_t ml = strlen(mtext);
+        m.str = m.tag == AV_MODULE ? "torch"
+                : arena_printf(e->a, "%s%s%s", mtext, ml && mtext[ml - 1] == '.' ? "" : ".", name);
         pe_set_name(e, alias, m);
     }
 }
@@ -353,10 +387,18 @@ void pe_bind_params(ev *e, TSNode fn, const args *g)
         aval v;
         bool have = false;
         if (g) {
-            const aval *a = pe_kwarg(g, nm, NULL);
-            if (!a && pos < g->npos && !g->star)
+            TSNode argn = { 0 };
+            const aval *a = pe_kwarg(g, nm, &argn);
+            if (!a && pos < g->npos && !g->star) {
                 a = &g->posv[pos];
+                argn = g->pos[pos];
+            }
             pos++;
+            mutation *m = a && g->written ? mutation_of(e->fr, nm, true) : NULL;
+            if (m) {
+                m->arg = argn;
+                m->has_arg = true;
+            }
             if (a) {
                 v = pe_stepf(e, a, name, "passed as %s", nm);
                 if (v.tag == AV_VALUES && v.n) {

@@ -478,6 +478,7 @@ void py_analyze_file(const char *path, const char *data, size_t len, const fe_co
     pe_exec_block(&e, root);
     analyse_queue(&e);
     bool stopped = e.budget == 0 || arena_bytes(e.a) + arena_bytes(e.s) > ARENA_CAP;
+    pe_modules_free(&e);
     arena_free(e.s);
     if (stopped)
         diag_limit(&out->diags, DIAG_NOTE, out->path, 0, 0, "analysis stopped early: file too complex (facts may be missing)");

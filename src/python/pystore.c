@@ -78,6 +78,16 @@ void pe_emit_intcast(ev *e, const char *api, TSNode at, const aval *x, const dty
             if (same_loc(&e->out->casts.v[i].loc, &here) && same_loc(&e->out->casts.v[i].value.origin, &hull.origin))
                 return;
     }
+    /* The same cast of the same kind of ids (a family and its bound) is one fact, whether the ids
+     * came in as this function's own parameter or as a caller's (a method of another class
+     * summarised with the caller's `positions`). */
+    for (size_t i = 0; i < e->out->casts.n; i++) {
+        const kv_value *o = &e->out->casts.v[i].value;
+        if (same_loc(&e->out->casts.v[i].loc, &here) && o->family && hull.family && strcmp(o->family, hull.family) == 0
+            && o->lo == hull.lo && o->hi == hull.hi && o->hi_unknown == hull.hi_unknown && o->hi_sym_add == hull.hi_sym_add
+            && (o->hi_sym == hull.hi_sym || (o->hi_sym && hull.hi_sym && strcmp(o->hi_sym, hull.hi_sym) == 0)))
+            return;
+    }
     intcast_fact c;
     memset(&c, 0, sizeof c);
     c.loc = here;

@@ -37,7 +37,9 @@ typedef enum av_tag {
     AV_SINKOBJ,  /* an instance of a sink class: .sink */
     AV_SEQ,      /* tuple or list: elems[] */
     AV_FUNC,     /* a function of this file: .node_id */
-    AV_CLASS     /* a class of this file: .node_id */
+    AV_CLASS,    /* a class of this file: .node_id */
+    AV_INSTANCE  /* an object of a class of this file (or of a loaded module): .node_id of the
+                  * class, .str its name; methods are called as summaries with self bound */
 } av_tag;
 
 /* The dtype class of a tensor value (docs/facts.md), encoded by three fields without a field of
@@ -64,7 +66,7 @@ typedef struct aval {
     const py_sink *sink;
     const struct aval *elems;
     size_t nelems;
-    size_t node_id;   /* AV_FUNC / AV_CLASS: index into the evaluator's node table */
+    size_t node_id;   /* AV_FUNC / AV_CLASS / AV_INSTANCE: index into the evaluator's node table */
 } aval;
 
 aval av_unknown(void);

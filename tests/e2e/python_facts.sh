@@ -40,7 +40,7 @@ expect_query() {
 
 for case in sinks_vllm sinks_sglang sinks_transformers sinks_direct sinks_signatures sinks_shadow \
             sinks_sglang_helper triton_kernels tracking ranges traps multiswitch \
-            decls arith crossfile robustness suppress prefilter torchapi; do
+            decls arith crossfile interproc robustness suppress prefilter torchapi; do
     facts "$case" "$case" -j 2
     expect_status "$case: exit" 0 $?
     compare_golden "$case: facts" "$golden/$case.json" "$tmpdir/$case.json"
@@ -126,6 +126,30 @@ expect_query "prefilter: nothing" prefilter 'sum(len(v) for v in d.values())' 0
 # Imported constants keep the origin in the defining file.
 expect_query "crossfile: origin in consts.py" crossfile '[c["value"]["origin"]["path"] for c in d["constructions"]]' \
     "['crossfile/pkg/consts.py']"
+# Interprocedural flow (interproc/): each shape reaches its store with the caller's dtype.
+expect_query "interproc: tuple returned through three helpers, unpacked" interproc \
+    '[(v["text"], v["origin"]["line"]) for s in d["stores"] if s["path"] == "interproc/tuples.py" and s["line"] == 44 for v in s["values"]]' \
+    "[('-1e9', 8)]"
+expect_query "interproc: the second element of a returned tuple is not stored" interproc \
+    '[s["line"] for s in d["stores"] if s["path"] == "interproc/tuples.py" and s["line"] == 48 and any(v["kind"] == "sentinel" for v in s["values"])]' \
+    "[]"
+expect_query "interproc: methods of another class (attribute, class, static, classmethod, forward)" interproc \
+    '[(s["line"], v["kind"]) for s in d["stores"] if s["path"] == "interproc/classes.py" for v in s["values"]]' \
+    "[(42, 'sentinel'), (43, 'sentinel'), (44, 'sentinel'), (45, 'integer'), (46, 'sentinel'), (47, 'float')]"
+expect_query "interproc: imported helpers, every import form, values from the helper file" interproc \
+    '[(s["line"], v["origin"]["path"]) for s in d["stores"] if s["path"] == "interproc/pkg/model.py" and s["operand"] == "key" for v in s["values"]]' \
+    "[(18, 'interproc/pkg/masks.py'), (19, 'interproc/pkg/consts.py'), (20, 'interproc/pkg/consts.py'), (22, 'interproc/pkg/consts.py'), (23, 'interproc/pkg/model.py')]"
+expect_query "interproc: finfo(dtype).min of an imported helper is in the caller's dtype" interproc \
+    '[v["symbol_dtype"]["text"] for s in d["stores"] if s["path"] == "interproc/pkg/model.py" and s["line"] == 18 for v in s["values"]]' \
+    "['k.dtype']"
+expect_query "interproc: a write into a parameter reaches the caller's tensor" interproc \
+    '[(s["operand"], v["origin"]["line"]) for s in d["stores"] if s["path"] == "interproc/slices.py" and s["line"] == 21 for v in s["values"] if v["kind"] == "sentinel"]' \
+    "[('key', 18), ('value', 8)]"
+# ... and kvlint check finds them with the dtype of the config that declares it.
+(cd "$py/interproc" && "$KVLINT" check --format json .) >"$tmpdir/interproc.check.json" 2>"$tmpdir/interproc.check.err"
+expect_status "interproc: check exit" 1 $?
+compare_golden "interproc: check findings" "$golden/interproc.check.json" "$tmpdir/interproc.check.json"
+
 # Syntax errors: a note, and the facts of the intact part.
 expect_contains "robustness: syntax error note" "$tmpdir/robustness.err" "robustness/broken.py:15:24: note: syntax error"
 expect_query "robustness: facts from the intact part" robustness '[s["line"] for s in d["stores"]]' '[13]'

@@ -165,6 +165,74 @@ START_TEST(torch_api_table)
 }
 END_TEST
 
+START_TEST(function_index)
+{
+    kv_arena *a = arena_new();
+    const char *src = "from .consts import NEG as MASK, GAIN\n"
+                      "import torch\n"
+                      "LIMIT = 3\n"
+                      "def plain(x):\n    return x.contiguous()\n"
+                      "def fill(k, dtype):\n    return torch.full_like(k, MASK, dtype=dtype)\n"
+                      "def outer(k):\n    return fill(k, k.dtype)\n"
+                      "def ids(adapter_ids, d):\n    return adapter_ids.to(d)\n"
+                      "@triton.jit\ndef kern(x):\n    y = -1e30\n"
+                      "async def neg(x):\n    return x - 1e9\n"
+                      "class C:\n    def method(self):\n        return -1e9\n";
+    const py_exports *ex = py_index_source(src, strlen(src), a);
+    ck_assert_uint_eq(ex->nfn, 6);  /* sorted: fill ids kern neg outer plain; no method */
+    const py_func_export *f = py_exported_function(ex, "fill");
+    ck_assert(f && !f->sentinel && f->nuses == 1);
+    ck_assert_str_eq(f->uses[0], "NEG");  /* the imported spelling of the alias */
+    ck_assert_uint_eq(f->line, 6);
+    ck_assert(strncmp(src + f->start, "def fill", 8) == 0 && strncmp(src + f->end, "def outer", 9) == 0);
+    f = py_exported_function(ex, "outer");
+    ck_assert(f && f->ncalls == 1 && strcmp(f->calls[0], "fill") == 0);
+    ck_assert(f->nuses == 1 && strcmp(f->uses[0], "fill") == 0);  /* fill may reach a sentinel */
+    f = py_exported_function(ex, "ids");
+    ck_assert(f && !f->sentinel);
+    f = py_exported_function(ex, "kern");
+    ck_assert(f && f->kernel && f->sentinel);
+    f = py_exported_function(ex, "neg");
+    ck_assert(f && f->sentinel && !f->kernel);
+    f = py_exported_function(ex, "plain");
+    ck_assert(f && !f->sentinel && f->nuses == 0);
+    ck_assert(!py_exported_function(ex, "method"));
+    ck_assert_uint_ge(ex->nprologue, 1);
+    ck_assert_uint_eq(ex->prologue[0].start, 0);
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(link_modules)
+{
+    kv_arena *a = arena_new();
+    static const char *const paths[] = { "a/pkg/__init__.py", "a/pkg/consts.py", "a/pkg/masks.py", "a/pkg/model.py",
+                                         "b/pkg/masks.py", "c/util.py" };
+    static const char *const srcs[] = { "", "NEG = -1e9\n", "from .consts import NEG\ndef full(k):\n    return NEG\n",
+                                        "x = 1\n", "def full(k):\n    return k\n", "def helper(x):\n    return x\n" };
+    enum { N = 6 };
+    fe_file_index ix[N];
+    for (size_t i = 0; i < N; i++)
+        ix[i] = (fe_file_index){ paths[i], py_index_source(srcs[i], strlen(srcs[i]), a) };
+    const py_link *l = py_link_indexes(ix, N, a);
+    const char *imp = "a/pkg/model.py";
+    ck_assert_ptr_eq(py_link_module(l, imp, ".masks", 6), &ix[2]);
+    ck_assert_ptr_eq(py_link_module(l, imp, "pkg.masks", 9), &ix[2]);  /* the nearer of two */
+    ck_assert_ptr_eq(py_link_module(l, "b/x.py", "pkg.masks", 9), &ix[4]);
+    ck_assert_ptr_eq(py_link_module(l, imp, "..pkg", 5), &ix[0]);       /* a package */
+    ck_assert_ptr_eq(py_link_module(l, imp, "util", 4), &ix[5]);
+    ck_assert_ptr_null(py_link_module(l, imp, ".util", 5));
+    ck_assert_ptr_null(py_link_module(l, imp, ".", 1));
+    /* full() of a/pkg/masks.py uses NEG, a sentinel constant of another file */
+    const py_func_export *f = py_exported_function(ix[2].exports, "full");
+    ck_assert(f && !f->sentinel && py_link_function_sentinel(l, &ix[2], f));
+    ck_assert(py_link_is_sentinel_function(l, "full", 4));
+    ck_assert(py_link_is_sentinel(l, "NEG", 3));
+    ck_assert(!py_link_is_sentinel_function(l, "helper", 6));
+    arena_free(a);
+}
+END_TEST
+
 START_TEST(prefilter_words)
 {
     kv_project *proj = project_default(".");
@@ -403,6 +471,8 @@ static Suite *python_suite(void)
     tcase_add_test(t, families);
     tcase_add_test(t, suppressions);
     tcase_add_test(t, module_index);
+    tcase_add_test(t, function_index);
+    tcase_add_test(t, link_modules);
     tcase_add_test(t, prefilter_words);
     tcase_add_test(t, torch_api_table);
     suite_add_tcase(s, t);

@@ -1,0 +1,382 @@
+/*
+ * pyindex.c: the functions a Python file exports to the others, found without parsing (pyfe.h),
+ * in the index pass that runs on every file before any analysis.
+ *
+ * Module constants (top-level `NAME = <literal>` lines) are read by pylex.c; this file adds the
+ * top-level functions: the extent of each `def NAME(` block (up to the next line that starts in
+ * column 0), whether its text spells a sentinel in the prefilter's own words, whether a decorator marks it a kernel
+ * (@triton.jit), which names it uses that the file imports with `from M import`, and which
+ * functions of the file it calls; a function naming a sentinel constant or sentinel function of
+ * its own file spells a sentinel too (a bounded fixpoint). The prologue: byte ranges of the
+ * top-level imports, assignments and expressions, which is what a loaded module evaluates
+ * besides the function called (pymodule.c). The link pass (pylink.c) combines the indexes.
+ *
+ * It does not parse and never reads other files; everything is bounded per file.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include "python/pyfe.h"
+#include "python/pylexer.h"
+
+/* ---- index: top-level functions ---- */
+
+typedef struct fn_extent {
+    py_func_export f;
+    size_t name_len;
+    const char *start, *end;   /* the tokens of the block, `def` to the next column-0 line */
+    const char *uses[8];       /* imported names it mentions (MAX_USES) */
+    size_t nuses;
+    const char *calls[16];     /* names it calls as name(...) (MAX_CALLS) */
+    size_t ncalls;
+} fn_extent;
+
+typedef ARENA_VEC(fn_extent) fn_vec;
+
+/* Names a file imports with `from M import a, b as c` at top level: a hash set of the local
+ * names (b's local name is c) mapping to the imported ones, so that a function can say which
+ * imported names it uses (the link pass then knows which of them are sentinels elsewhere). */
+enum { IMPORT_SLOTS = 512, MAX_USES = 8, MAX_CALLS = 16 };
+
+typedef struct import_set {
+    const char *local[IMPORT_SLOTS];
+    size_t local_len[IMPORT_SLOTS];
+    const char *orig[IMPORT_SLOTS];
+    size_t n;
+} import_set;
+
+static uint32_t word_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static size_t import_slot(const import_set *im, const char *s, size_t n)
+{
+    size_t i = word_hash(s, n) % IMPORT_SLOTS;
+    while (im->local[i] && !(im->local_len[i] == n && memcmp(im->local[i], s, n) == 0))
+        i = (i + 1) % IMPORT_SLOTS;
+    return i;
+}
+
+static void import_add(import_set *im, kv_arena *a, const char *local, size_t n, const char *orig)
+{
+    if (im->n >= IMPORT_SLOTS / 2)
+        return;  /* bounded: names past this are not followed through the link pass */
+    size_t i = import_slot(im, local, n);
+    if (!im->local[i])
+        im->n++;
+    im->local[i] = arena_strndup(a, local, n);
+    im->local_len[i] = n;
+    im->orig[i] = orig;
+}
+
+static const char *import_find(const import_set *im, const char *s, size_t n)
+{
+    if (im->n == 0)
+        return NULL;
+    size_t i = import_slot(im, s, n);
+    return im->local[i] ? im->orig[i] : NULL;
+}
+
+/* Record a use (orig is copied into a unless a is NULL: then it already lives long enough). */
+static void fn_use(fn_extent *f, const char *orig, kv_arena *a)
+{
+    for (size_t i = 0; i < f->nuses; i++)
+        if (strcmp(f->uses[i], orig) == 0)
+            return;
+    if (f->nuses < MAX_USES)
+        f->uses[f->nuses++] = a ? arena_strdup(a, orig) : orig;
+}
+
+/* A name the function calls, kept if it turns out to be a function of the same file. */
+static void fn_call(fn_extent *f, const char *w, size_t n, kv_arena *a)
+{
+    for (size_t i = 0; i < f->ncalls; i++)
+        if (strlen(f->calls[i]) == n && memcmp(f->calls[i], w, n) == 0)
+            return;
+    if (f->ncalls < MAX_CALLS)
+        f->calls[f->ncalls++] = arena_strndup(a, w, n);
+}
+
+/* Inside `from M import ...`: the names, `as` aliases, up to the end of the statement. */
+typedef struct from_state {
+    int phase;               /* 0 none, 1 after `from`, 2 after `import` */
+    const char *last;        /* the previous imported name */
+    size_t last_len;
+    bool alias_next;
+} from_state;
+
+static void from_word(from_state *fs, import_set *im, kv_arena *a, const char *w, size_t n)
+{
+    if (fs->phase == 1) {
+        if (n == 6 && memcmp(w, "import", 6) == 0)
+            fs->phase = 2;
+        return;
+    }
+    if (n == 2 && memcmp(w, "as", 2) == 0) {
+        fs->alias_next = true;
+        return;
+    }
+    if (fs->alias_next && fs->last) {
+        import_add(im, a, w, n, arena_strndup(a, fs->last, fs->last_len));
+        fs->alias_next = false;
+        return;
+    }
+    import_add(im, a, w, n, arena_strndup(a, w, n));
+    fs->last = w;
+    fs->last_len = n;
+}
+
+/* @triton.jit, @triton.autotune, @triton.heuristics, @numba.jit: the function is a kernel whose
+ * body holds registers, not torch tensors (the evaluator does not follow a call into it). */
+static bool kernel_decorator_word(const char *s, size_t n)
+{
+    static const char *const w[] = { "jit", "autotune", "heuristics", "njit", NULL };
+    return py_word_in(s, n, w);
+}
+
+/* Does a top-level statement starting with this token belong to the prologue a module needs
+ * to evaluate one of its functions: imports, assignments, plain expressions (not definitions,
+ * decorators, compound statements, docstrings)? */
+static bool prologue_statement(lex_kind k, const char *s, size_t n)
+{
+    static const char *const skip[] = { "def", "async", "class", "if", "elif", "else", "for", "while", "with",
+                                        "try", "except", "finally", "match", NULL };
+    return k == LEX_WORD && !py_word_in(s, n, skip);
+}
+
+typedef ARENA_VEC(py_range) range_vec;
+
+static void prologue_add(range_vec *v, kv_arena *a, uint32_t start, uint32_t end)
+{
+    enum { MAX_PROLOGUE = 64 };
+    if (v->n && v->v[v->n - 1].end == start) {
+        v->v[v->n - 1].end = end;
+        return;
+    }
+    if (v->n < MAX_PROLOGUE)
+        ARENA_PUSH(a, *v, ((py_range){ start, end }));
+}
+
+/* The top-level functions of a file with the flags of their own text and the imported names they
+ * use, and the byte ranges of its prologue statements. */
+static void lex_functions(const char *data, size_t len, kv_arena *scratch, fn_vec *out, range_vec *prologue)
+{
+    lexer lx;
+    py_lex_init(&lx, data, len);
+    int depth = 0;
+    char prev = 0;
+    fn_extent *cur = NULL;
+    import_set *im = arena_zalloc(scratch, sizeof *im);
+    from_state fs = { 0 };
+    const char *word = NULL;  /* the previous token, if a word not after '.' */
+    size_t word_len = 0;
+    const char *stmt = NULL;  /* the prologue statement being read */
+    bool decorating = false, jit = false;  /* in a column-0 decorator; one of them names a kernel compiler */
+    for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
+        if (k == LEX_COMMENT)
+            continue;
+        if (lx.at_line_start && depth == 0) {
+            if (cur)
+                cur->end = lx.tok;
+            cur = NULL;
+            bool at = k == LEX_PUNCT && *lx.tok == '@';
+            if (!at && !(k == LEX_WORD && ((lx.len == 3 && memcmp(lx.tok, "def", 3) == 0)
+                                           || (lx.len == 5 && memcmp(lx.tok, "async", 5) == 0))))
+                jit = false;
+            decorating = at;
+            if (stmt)
+                prologue_add(prologue, scratch, (uint32_t)(stmt - data), (uint32_t)(lx.tok - data));
+            stmt = prologue_statement(k, lx.tok, lx.len) ? lx.tok : NULL;
+            memset(&fs, 0, sizeof fs);
+            if (k == LEX_WORD && lx.len == 4 && memcmp(lx.tok, "from", 4) == 0) {
+                fs.phase = 1;
+                continue;
+            }
+        }
+        if (k == LEX_PUNCT) {
+            prev = *lx.tok;
+            if (prev == '(' && cur && word)  /* name(: maybe a function of this file */
+                fn_call(cur, word, word_len, scratch);
+            word = NULL;
+            if (strchr("([{", prev))
+                depth++;
+            else if (strchr(")]}", prev) && depth > 0)
+                depth--;
+            else if (prev == ';')
+                memset(&fs, 0, sizeof fs);
+            continue;
+        }
+        word = k == LEX_WORD && prev != '.' ? lx.tok : NULL;
+        word_len = lx.len;
+        if (decorating && k == LEX_WORD && kernel_decorator_word(lx.tok, lx.len))
+            jit = true;
+        if (fs.phase && k == LEX_WORD) {
+            from_word(&fs, im, scratch, lx.tok, lx.len);
+            continue;
+        }
+        bool def_here = k == LEX_WORD && lx.at_line_start && depth == 0
+                        && ((lx.len == 3 && memcmp(lx.tok, "def", 3) == 0) || (lx.len == 5 && memcmp(lx.tok, "async", 5) == 0));
+        if (def_here) {
+            const char *start = lx.tok;
+            uint32_t line = lx.line;
+            if (lx.len == 5 && (py_lex_next(&lx) != LEX_WORD || lx.len != 3 || memcmp(lx.tok, "def", 3) != 0))
+                continue;
+            if (py_lex_next(&lx) != LEX_WORD)
+                continue;
+            fn_extent fe = { { .name = arena_strndup(scratch, lx.tok, lx.len), .line = line, .kernel = jit },
+                             lx.len, start, data + len, { NULL }, 0, { NULL }, 0 };
+            ARENA_PUSH(scratch, *out, fe);
+            cur = &out->v[out->n - 1];
+            prev = 0;
+            jit = false;
+            continue;
+        }
+        if (cur) {
+            cur->f.start = (uint32_t)(cur->start - data);
+            cur->f.sentinel |= py_token_is_sentinel(k, lx.tok, lx.len);
+            const char *orig = k == LEX_WORD && prev != '.' ? import_find(im, lx.tok, lx.len) : NULL;
+            if (orig)
+                fn_use(cur, orig, scratch);
+        }
+        prev = 0;
+    }
+    if (stmt)
+        prologue_add(prologue, scratch, (uint32_t)(stmt - data), (uint32_t)len);
+}
+
+static bool names_in(const char *s, size_t n, const char *const *names, const size_t *lens, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (lens[i] == n && memcmp(names[i], s, n) == 0)
+            return true;
+    return false;
+}
+
+/* A function that names a sentinel constant or a sentinel function of its own file spells a
+ * sentinel too. Each round re-reads only the functions not yet flagged; a few rounds cover the
+ * helper chains that occur (a longer chain stays unflagged: bounded, never wrong, only less sound). */
+static void propagate_sentinels(fn_vec *fns, const py_export *consts, size_t nconsts, kv_arena *scratch)
+{
+    enum { ROUNDS = 3 };
+    for (int round = 0; round < ROUNDS; round++) {
+        size_t cap = nconsts + fns->n, count = 0;
+        const char **names = arena_alloc(scratch, (cap ? cap : 1) * sizeof *names);
+        size_t *lens = arena_alloc(scratch, (cap ? cap : 1) * sizeof *lens);
+        for (size_t i = 0; i < nconsts; i++)
+            if (consts[i].sentinel)
+                names[count] = consts[i].name, lens[count++] = strlen(consts[i].name);
+        for (size_t i = 0; i < fns->n; i++)
+            if (fns->v[i].f.sentinel)
+                names[count] = fns->v[i].f.name, lens[count++] = fns->v[i].name_len;
+        if (count == 0)
+            return;
+        bool changed = false;
+        for (size_t i = 0; i < fns->n; i++) {
+            fn_extent *f = &fns->v[i];
+            if (f->f.sentinel)
+                continue;
+            lexer lx;
+            py_lex_init(&lx, f->start, (size_t)(f->end - f->start));
+            for (lex_kind k; !f->f.sentinel && (k = py_lex_next(&lx)) != LEX_END;)
+                if (k == LEX_WORD && names_in(lx.tok, lx.len, names, lens, count))
+                    f->f.sentinel = changed = true;
+        }
+        if (!changed)
+            return;
+    }
+}
+
+/* A function whose sentinel may come from another file through a function of its own file
+ * that it calls: that callee's name is a use too (the link pass looks names up by name). */
+static void calls_to_uses(fn_vec *fns)
+{
+    for (size_t i = 0; i < fns->n; i++) {
+        fn_extent *f = &fns->v[i];
+        for (size_t c = 0; !f->f.sentinel && c < f->ncalls; c++)
+            for (size_t j = 0; j < fns->n; j++)
+                if (j != i && strcmp(fns->v[j].f.name, f->calls[c]) == 0 && fns->v[j].nuses) {
+                    fn_use(f, f->calls[c], NULL);
+                    break;
+                }
+    }
+}
+
+static int cmp_fn(const void *a, const void *b)
+{
+    return strcmp(((const py_func_export *)a)->name, ((const py_func_export *)b)->name);
+}
+
+/* Sorted by name, one entry per name with the flags of all its definitions. */
+static void export_functions(const fn_vec *fns, const char *data, kv_arena *arena, py_exports *ex)
+{
+    if (fns->n == 0)
+        return;
+    py_func_export *v = arena_alloc(arena, fns->n * sizeof *v);
+    for (size_t i = 0; i < fns->n; i++) {
+        const fn_extent *f = &fns->v[i];
+        v[i] = f->f;
+        v[i].name = arena_strdup(arena, v[i].name);
+        v[i].start = (uint32_t)(f->start - data);
+        v[i].end = (uint32_t)(f->end - data);
+        const char **calls = arena_alloc(arena, (f->ncalls ? f->ncalls : 1) * sizeof *calls);
+        size_t nc = 0;
+        for (size_t c = 0; c < f->ncalls; c++)
+            for (size_t j = 0; j < fns->n; j++)
+                if (j != i && strcmp(fns->v[j].f.name, f->calls[c]) == 0) {
+                    calls[nc++] = arena_strdup(arena, f->calls[c]);
+                    break;
+                }
+        v[i].calls = calls;
+        v[i].ncalls = nc;
+        if (f->nuses && !f->f.sentinel) {
+            const char **u = arena_alloc(arena, f->nuses * sizeof *u);
+            for (size_t j = 0; j < f->nuses; j++)
+                u[j] = arena_strdup(arena, f->uses[j]);
+            v[i].uses = u;
+            v[i].nuses = f->nuses;
+        }
+    }
+    qsort(v, fns->n, sizeof *v, cmp_fn);
+    size_t n = 0;
+    for (size_t i = 0; i < fns->n; i++) {
+        if (n && strcmp(v[n - 1].name, v[i].name) == 0) {
+            v[n - 1].sentinel |= v[i].sentinel;
+            v[n - 1].cast |= v[i].cast;
+            if (!v[n - 1].nuses)  /* a redefinition: the first one's imported names are kept */
+                v[n - 1].uses = v[i].uses, v[n - 1].nuses = v[i].nuses;
+            continue;
+        }
+        v[n++] = v[i];
+    }
+    ex->fn = v;
+    ex->nfn = n;
+}
+
+const py_func_export *py_exported_function(const py_exports *ex, const char *name)
+{
+    if (!ex || !ex->nfn)
+        return NULL;
+    py_func_export key = { .name = name };
+    return bsearch(&key, ex->fn, ex->nfn, sizeof key, cmp_fn);
+}
+
+void py_index_functions(const char *data, size_t len, kv_arena *arena, py_exports *ex)
+{
+    kv_arena *scratch = arena_new();
+    fn_vec fns = {0};
+    range_vec prologue = {0};
+    lex_functions(data, len, scratch, &fns, &prologue);
+    propagate_sentinels(&fns, ex->v, ex->n, scratch);
+    calls_to_uses(&fns);
+    export_functions(&fns, data, arena, ex);
+    if (prologue.n) {
+        ex->prologue = arena_memdup(arena, prologue.v, prologue.n * sizeof *prologue.v);
+        ex->nprologue = prologue.n;
+    }
+    arena_free(scratch);
+}

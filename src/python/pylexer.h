@@ -1,0 +1,34 @@
+/*
+ * pylexer.h: the Python front end's tokenizer, shared by the lexical layer (pylex.c: prefilter,
+ * suppressions) and the index (pyindex.c). Internal to src/python/.
+ *
+ * Just good enough for words, numbers, strings and comments: no parse, no indentation tokens;
+ * a token's column-0 position says where a top-level statement starts.
+ */
+#ifndef KV_PYLEXER_H
+#define KV_PYLEXER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum lex_kind { LEX_END, LEX_WORD, LEX_NUMBER, LEX_STRING, LEX_COMMENT, LEX_PUNCT } lex_kind;
+
+typedef struct lexer {
+    const char *p, *end;
+    const char *tok;        /* token start */
+    size_t len;             /* token length (strings: content only) */
+    bool at_line_start;     /* the token is the first on its line, in column 0 */
+    bool fresh_line;        /* an unescaped newline came between the previous token and this one */
+    uint32_t line;
+    const char *line_start;
+} lexer;
+
+void py_lex_init(lexer *lx, const char *data, size_t len);
+lex_kind py_lex_next(lexer *lx);
+/* Is s[0..n) one of the NULL-terminated words? */
+bool py_word_in(const char *s, size_t n, const char *const *list);
+/* Does this token spell a sentinel by itself (a large or unreadable number, an infinity word,
+ * finfo/iinfo, a string float() reads as special)? */
+bool py_token_is_sentinel(lex_kind k, const char *s, size_t n);
+
+#endif

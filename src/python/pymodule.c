@@ -21,8 +21,9 @@
  * bodies compute registers, not tensors.
  *
  * Bounds, so that one file cannot make the run quadratic: a module is loaded only for a function
- * whose text spells a sentinel or an int-cast, or when the call passes a sentinel or an id (an
- * unknown tensor or a plain number through a helper cannot become a fact either way); at most MAX_MODULES modules and MAX_MODULE_BYTES of
+ * whose text spells a sentinel (or reaches one through its imports), or when the call passes a
+ * sentinel or an id (an unknown tensor or a plain number through a helper cannot become a fact
+ * either way); at most MAX_MODULES modules and MAX_MODULE_BYTES of
  * source per analysed file, modules nest MAX_MODULE_DEPTH deep (a helper calling a helper of a
  * third file), and each module has its own evaluation budget. Everything depends only on the
  * files' bytes and the index, never on the schedule: the same output for any -j.
@@ -184,6 +185,8 @@ static ev *load(ev *e, loaded *slot)
     m->module_depth = e->module_depth + 1;
     m->budget = MODULE_BUDGET + 4 * bytes;
     memcpy(m->fields, e->fields, sizeof m->fields);
+    m->kinds = e->kinds;   /* the same grammar: the caller's symbol table */
+    m->nkinds = e->nkinds;
     pe_exec_block(m, ts_tree_root_node(slot->tree));
     return m;
 }
@@ -305,9 +308,9 @@ bool pe_call_imported(ev *e, const char *origin, TSNode call, const args *g, ava
     if (!dot || dot == origin || !e->ctx || !e->ctx->link || e->module_depth >= MAX_MODULE_DEPTH)
         return false;
     const char *fname = dot + 1;
-    const fe_file_index *ix = py_link_module(e->ctx->link, e->ctx, e->path, origin, (size_t)(dot - origin));
+    const fe_file_index *ix = py_link_module(e->ctx->link, e->path, origin, (size_t)(dot - origin));
     const py_func_export *f = ix ? py_exported_function(ix->exports, fname) : NULL;
-    if (!f || f->kernel || (!f->cast && !py_link_function_sentinel(e->ctx->link, e->ctx, ix, f) && !args_carry_values(g)))
+    if (!f || f->kernel || (!py_link_function_sentinel(e->ctx->link, ix, f) && !args_carry_values(g)))
         return false;
     ev *m = module_ev(e, ix, f);
     const aval *fv = m ? pe_env_get(&m->module, fname) : NULL;

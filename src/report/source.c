@@ -70,6 +70,8 @@ static source_file *get_file(source_cache *c, const char *path)
     const char *err;
     if (fs_read_file(path, 8u << 20, &f->data, &f->len, &err) != FS_OK)
         f->data = NULL;
+    else
+        fs_lone_cr_to_lf(f->data, f->len);   /* lines as the front ends counted them */
     index_lines(f);
     return f;
 }

@@ -93,6 +93,7 @@ static void read_one(pool *p, slot *s)
         s->data = NULL;
         return;
     }
+    fs_lone_cr_to_lf(s->data, s->len);
     if (s->lang == FE_CLAIM_BY_CONTENT) {
         s->lang = s->fe->claim(s->path, s->data, s->len);
         if (!s->lang || s->lang == FE_CLAIM_BY_CONTENT) {

@@ -84,6 +84,17 @@ bool fs_looks_binary(const char *data, size_t len)
     return memchr(data, '\0', n) != NULL;
 }
 
+void fs_lone_cr_to_lf(char *data, size_t len)
+{
+    for (char *p = memchr(data, '\r', len); p; p = memchr(p + 1, '\r', len - (size_t)(p + 1 - data))) {
+        if ((size_t)(p + 1 - data) < len && p[1] == '\n')
+            continue;
+        *p = '\n';
+        if ((size_t)(p + 1 - data) >= len)
+            break;
+    }
+}
+
 bool fs_skip_dir(const char *name)
 {
     static const char *const skip[] = {

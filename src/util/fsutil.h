@@ -26,6 +26,9 @@ typedef enum fs_status { FS_OK, FS_TOO_LARGE, FS_ERROR } fs_status;
  * socket or device is FS_ERROR, found without blocking (O_NONBLOCK open, then fstat). */
 fs_status fs_read_file(const char *path, size_t max_size, char **data, size_t *len, const char **err);
 bool fs_looks_binary(const char *data, size_t len);
+/* Turn each lone CR (old Mac line ends) into LF in place, as Python's universal newlines and
+ * YAML read them; CRLF stays. Same length, so every byte offset stays true. */
+void fs_lone_cr_to_lf(char *data, size_t len);
 /* True for a directory name kvlint never descends into (.git, venv, __pycache__, build, ...). */
 bool fs_skip_dir(const char *name);
 bool fs_is_dir(const char *path);

@@ -30,4 +30,17 @@ expect_status "same tree three ways: findings" 1 $?
 if cmp -s "$tmpdir/once.json" "$tmpdir/thrice.json"; then pass "same tree three ways: same report as once"
 else fail "same tree three ways: report differs"; diff "$tmpdir/once.json" "$tmpdir/thrice.json" | head -20; fi
 expect_contains "same tree: one deployment" "$tmpdir/thrice.json" '"deployments": 1'
+
+# Lone-CR line ends (old Mac): read as Python and YAML read them, so the same findings at the
+# same lines as the LF original (they were all lost to syntax errors before).
+lf="$tmpdir/lf" cr="$tmpdir/cr"
+mkdir -p "$lf" "$cr"
+cp -R "$fixtures/KV001/positive/." "$lf/"
+for f in "$lf"/*; do tr '\n' '\r' <"$f" >"$cr/$(basename "$f")"; done
+(cd "$lf" && "$KVLINT" check --format json .) >"$tmpdir/lf.json" 2>/dev/null
+(cd "$cr" && "$KVLINT" check --format json .) >"$tmpdir/cr.json" 2>"$tmpdir/cr.err"
+expect_status "lone CR: findings" 1 $?
+expect_not_contains "lone CR: no syntax error" "$tmpdir/cr.err" "syntax error"
+if cmp -s "$tmpdir/lf.json" "$tmpdir/cr.json"; then pass "lone CR: same report as LF"
+else fail "lone CR: report differs from LF"; diff "$tmpdir/lf.json" "$tmpdir/cr.json" | head -20; fi
 finish

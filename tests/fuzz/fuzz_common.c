@@ -29,7 +29,8 @@ static void setup(void)
     for (size_t k = 0; kv_frontends[k] && k < 8; k++)
         if (kv_frontends[k]->init)
             fz.states[k] = kv_frontends[k]->init(KVLINT_SOURCE_DIR, fz.project, &d);
-    fz.ready = true;   /* the diagnostics of init (none with the source tree's data) are dropped */
+    arena_free(a);     /* the diagnostics of init (none with the source tree's data) are dropped */
+    fz.ready = true;
 }
 
 void fuzz_frontend(const frontend *fe, const char *path, const uint8_t *data, size_t size)

@@ -86,11 +86,15 @@ expect_contains "the hook ran" "$tmpdir/c3.log" "kvlint"
 if [ "${CI:-}" = true ] || [ "${KVLINT_SLOW_TESTS:-0}" = 1 ]; then
     # The build hook needs the whole source tree in the hook repository.
     src="$tmpdir/hook-src"
-    if git -C "$top_srcdir" rev-parse --git-dir >/dev/null 2>&1; then
+    # a checkout is the top of its own repository; a dist tree (make distcheck unpacks it inside
+    # the checkout it was made from) is not, and git would list the enclosing repository's files
+    top=$(git -C "$top_srcdir" rev-parse --show-toplevel 2>/dev/null || true)
+    if [ -n "$top" ] && [ "$(cd "$top" && pwd -P)" = "$(cd "$top_srcdir" && pwd -P)" ]; then
         mkdir -p "$src"
         (cd "$top_srcdir" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$src")
     else
         cp -R "$top_srcdir" "$src"   # a dist tree: every file is a source
+        rm -rf "$src/_build"          # except distcheck's build directory inside it
     fi
     chmod -R u+w "$src"
     (cd "$src" && git init -q && git add -A && git commit -qm src) || fail "build hook repository"

@@ -1,8 +1,8 @@
 /*
  * emit.c: the shared half of rule evaluation: message templates and their placeholders, the text
  * helpers every family uses (numbers, locations, where a dtype was declared, what a value becomes
- * on each path), and ev_emit(), which turns a family's draft into a finding (honouring `unless`).
- * No family logic here.
+ * on each path), the walk over store x value x deployment most families share, and ev_emit(),
+ * which turns a family's draft into a finding (honouring `unless`). No family logic here.
  */
 #include <math.h>
 #include <stdint.h>
@@ -295,4 +295,51 @@ const char *ev_stored_text(kv_arena *a, const path_result *p, size_t n)
     char *s = arena_strdup(a, sb_str(&sb));
     sb_release(&sb);
     return s;
+}
+
+bool ev_wants_store(const rule *r, const store_fact *s)
+{
+    return (r->operands >> s->operand) & 1u;
+}
+
+void ev_each_stored_value(ectx *c, unsigned flags, stored_value_fn fn)
+{
+    const deployment *const *deps;
+    for (size_t fi = 0; fi < c->nfiles; fi++) {
+        const file_facts *ff = c->files[fi];
+        for (size_t k = 0; k < ff->stores.n; k++) {
+            const store_fact *s = &ff->stores.v[k];
+            if (!ev_wants_store(c->r, s) || ((flags & WALK_SHARED_BLOCK) && !s->shares_block))
+                continue;
+            for (size_t vi = 0; vi < s->nvalues; vi++) {
+                const kv_value *v = &s->values[vi];
+                if (!ev_wants_value(c->r, v))
+                    continue;
+                size_t nd = ev_scope(c, fi, &deps);
+                if ((flags & WALK_FIXED_DTYPE_ONCE) && s->cache_dtype.kind == DREF_CONCRETE && nd)
+                    nd = 1;
+                for (size_t di = 0; di < nd; di++)
+                    fn(c, s, v, deps[di]);
+            }
+        }
+    }
+}
+
+const char *ev_sink_note(kv_arena *a, const store_fact *s)
+{
+    if (s->family == SINK_DIRECT && s->sink)
+        return arena_printf(a, "written into the cache tensor %s as the %s", s->sink, operand_name(s->operand));
+    return arena_printf(a, "stored into the KV cache as the %s by %s", operand_name(s->operand),
+                        s->sink ? s->sink : "this write");
+}
+
+static bool deployment_dtype(const dtype_ref *r)
+{
+    return r->kind == DREF_MODEL || r->kind == DREF_KV;
+}
+
+bool ev_deployment_dependent(const dtype_ref *r, const kv_value *a, const kv_value *b)
+{
+    return deployment_dtype(r) || (a && a->sym != SYM_NONE && deployment_dtype(&a->sym_dtype)) ||
+           (b && b->sym != SYM_NONE && deployment_dtype(&b->sym_dtype));
 }

@@ -5,7 +5,8 @@
  * after the ones they defer to; then matches findings against the front ends' ignore comments,
  * reports stale ones, de-duplicates and sorts.
  *
- * A family never decides severity or wording: those come from the rule file.
+ * The driver knows no family: it calls each rule's family_def (family.h, registered in
+ * families.def). A family never decides severity or wording: those come from the rule file.
  * Not here: conversion paths (paths.c), loading rules (rules.c), printing (report/).
  */
 #include "check/family.h"
@@ -74,29 +75,6 @@ static void apply_suppressions(ectx *c, bool **used, const file_ix *ix, size_t n
     }
 }
 
-static void report_unused(ectx *c, bool **used)
-{
-    kv_arena *a = c->out->arena;
-    for (size_t fi = 0; fi < c->nfiles; fi++) {
-        const file_facts *ff = c->files[fi];
-        for (size_t k = 0; k < ff->suppressions.n; k++) {
-            if (used[fi][k])
-                continue;
-            const suppression *s = &ff->suppressions.v[k];
-            strbuf sb = STRBUF_INIT;
-            for (size_t i = 0; s->ids && s->ids[i]; i++)
-                sb_addf(&sb, "%s%s", i ? "," : "", s->ids[i]);
-            vars vs = {0};
-            ev_var(&vs, "ids", arena_strdup(a, s->ids ? sb_str(&sb) : "*"));
-            ev_var(&vs, "reason", s->reason ? s->reason : "");
-            sb_release(&sb);
-            draft f = { .loc = kv_loc_make(ff->path, s->line, s->col, 0, 0) };
-            f.key = ev_subject(a, &f.loc, &f.loc, NULL);
-            ev_emit(c, &f, &vs);
-        }
-    }
-}
-
 /* ---- driver ---- */
 
 static bool in_list(const char *const *list, const rule *r)
@@ -111,7 +89,7 @@ bool rule_enabled(const rule *r, const eval_options *opt)
 {
     if (in_list(opt->ignore, r))
         return false;
-    if (r->family == FAM_UNUSED_SUPPRESSION)
+    if (r->family->flags & FAMILY_AFTER_SUPPRESSIONS)
         return opt->warn_unused_ignores;
     if (opt->select && opt->select[0])
         return in_list(opt->select, r);
@@ -287,20 +265,6 @@ static void merge_sites(kv_arena *ar, finding_list *l)
     l->v.n = w;
 }
 
-static void run_family(ectx *c)
-{
-    switch (c->r->family) {
-    case FAM_STORE_VALUE: fam_store_value(c); break;
-    case FAM_STORE_INTEGER: fam_store_integer(c); break;
-    case FAM_SCALE_CRUSH: fam_scale_crush(c); break;
-    case FAM_CONSTRUCTION: fam_construction(c); break;
-    case FAM_ARITH: fam_arith(c); break;
-    case FAM_DECL_INVALID: fam_decl_invalid(c); break;
-    case FAM_UNRESOLVED: fam_unresolved(c); break;
-    case FAM_UNUSED_SUPPRESSION: break; /* after suppressions, below */
-    }
-}
-
 finding_list *evaluate(const rule_set *rules, file_facts *const *files, size_t nfiles,
                        const deployment_set *deps, const eval_options *opt)
 {
@@ -312,8 +276,9 @@ finding_list *evaluate(const rule_set *rules, file_facts *const *files, size_t n
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < rules->rules.n; i++) {
             c.r = &rules->rules.v[i];
-            if (rule_enabled(c.r, opt) && (c.r->unless != NULL) == (pass == 1))
-                run_family(&c);
+            if (rule_enabled(c.r, opt) && !(c.r->family->flags & FAMILY_AFTER_SUPPRESSIONS) &&
+                (c.r->unless != NULL) == (pass == 1))
+                c.r->family->evaluate(&c);
         }
 
     file_ix *ix = xcalloc(nfiles ? nfiles : 1, sizeof *ix);
@@ -324,10 +289,11 @@ finding_list *evaluate(const rule_set *rules, file_facts *const *files, size_t n
     }
     qsort(ix, nfiles, sizeof *ix, file_ix_cmp);
     apply_suppressions(&c, used, ix, nfiles);
+    c.used = used;
     for (size_t i = 0; i < rules->rules.n; i++) {
         c.r = &rules->rules.v[i];
-        if (c.r->family == FAM_UNUSED_SUPPRESSION && rule_enabled(c.r, opt))
-            report_unused(&c, used);
+        if ((c.r->family->flags & FAMILY_AFTER_SUPPRESSIONS) && rule_enabled(c.r, opt))
+            c.r->family->evaluate(&c);
     }
     free(ix);
     free(used);

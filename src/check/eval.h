@@ -1,7 +1,7 @@
 /*
  * eval.h: joining facts with deployments and asking the numerics; the result is a list of findings.
  *
- * For every enabled rule, its condition family (a C function in fam_*.c) walks the facts it cares
+ * For every enabled rule, its condition family (a family_def in fam_*.c) walks the facts it cares
  * about, evaluates each one under every deployment that applies to its file (deployment_applies),
  * and emits a finding per unsafe (fact, value, deployment). Findings are then de-duplicated (one
  * value reaching several sinks with the same message is one finding with a note per sink; one site
@@ -20,6 +20,7 @@
 #include "check/rules.h"
 #include "facts/facts.h"
 #include "resolve/deploy.h"
+#include "util/strbuf.h"
 
 typedef struct related_loc {
     kv_loc loc;
@@ -89,6 +90,16 @@ finding_list *evaluate(const rule_set *rules, file_facts *const *files, size_t n
 void finding_list_free(finding_list *l);
 bool rule_enabled(const rule *r, const eval_options *opt);
 int finding_cmp(const void *a, const void *b);
+
+/* ---- explain's worked example (example.c; the family builds it) ---- */
+
+/* Facts in f (a file called example.py) and the deployment d on which r reports what its rule
+ * file's `example:` block describes. */
+void rule_example_facts(const rule *r, file_facts *f, deployment *d);
+/* r's condition as explain words it after the family's name: "; values: sentinel; outcomes:
+ * overflow-inf, overflow-nan; not reported where KV001 already is" (empty for a rule with no
+ * settings). */
+void rule_describe(strbuf *sb, const rule *r);
 
 /* ---- conversion paths (paths.c) ---- */
 

@@ -3,70 +3,43 @@
  *
  * Every error names file:line:col of the offending node. Strings are copied into the rule set's
  * arena, so the libyaml document is freed as soon as a file is read. This file knows the rule
- * file schema (docs/rules/README.md) and nothing about facts or numerics.
+ * file schema (docs/rules/README.md); what a `condition:` may say, and which {placeholders} a
+ * message may use, it asks the rule's family (family.h). It evaluates nothing.
  */
 #include "check/rules.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
 
+#include "check/family.h"
 #include "facts/facts.h"
+#include "util/strbuf.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
-
-static const char *const family_names[] = {
-    [FAM_STORE_VALUE] = "store-value",
-    [FAM_STORE_INTEGER] = "store-integer",
-    [FAM_SCALE_CRUSH] = "scale-crush",
-    [FAM_CONSTRUCTION] = "construction",
-    [FAM_ARITH] = "arithmetic",
-    [FAM_DECL_INVALID] = "invalid-dtype-name",
-    [FAM_UNRESOLVED] = "unresolved-dtype",
-    [FAM_UNUSED_SUPPRESSION] = "unused-suppression",
-};
-
-static const char *const outcome_names[OUTC_COUNT] = {
-    [KVN_EXACT] = "exact",
-    [KVN_ROUNDED] = "rounded",
-    [KVN_SATURATED] = "saturated",
-    [KVN_OVERFLOW_INF] = "overflow-inf",
-    [KVN_OVERFLOW_NAN] = "overflow-nan",
-    [KVN_UNDERFLOW_ZERO] = "underflow-zero",
-    [KVN_CRUSHED] = "crushed",
-    [OUTC_RAISES] = "raises",
-    [OUTC_REINTERPRETED] = "reinterpreted",
-};
-
-/* Placeholders a message template may use (the fam_*.c files fill them; unknown ones are load errors). */
-static const char *const known_vars[] = {
-    "value", "dtype", "declared", "fix", "deployment", "sink", "operand", "stored", "consequence",
-    "model_dtype", "range", "limit", "first_inexact", "first_stored", "range_hint", "neighbour",
-    "neighbour_stored", "scale_how", "api", "result", "expr", "raw", "valid", "reason", "ids",
-    "readback", NULL,
-};
 
 const char *severity_name(kv_severity s)
 {
     switch (s) {
-    case SEV_NOTE: return "note";
-    case SEV_WARNING: return "warning";
-    case SEV_ERROR: return "error";
+#define KV_SEVERITY_NAME(e, name) case e: return name;
+    KV_SEVERITIES(KV_SEVERITY_NAME)
+#undef KV_SEVERITY_NAME
     }
     return "error";
 }
 
-const char *rule_family_name(rule_family f)
-{
-    return family_names[f];
-}
-
 const char *outcome_class_name(int c)
 {
-    return c >= 0 && c < OUTC_COUNT ? outcome_names[c] : NULL;
+    switch (c) {
+#define KV_RULE_OUTCOME_NAME(e, value, name) case e: return name;
+    KV_RULE_OUTCOMES(KV_RULE_OUTCOME_NAME)
+#undef KV_RULE_OUTCOME_NAME
+    }
+    return c >= 0 && c < KVN_OUTCOME_COUNT ? kvn_outcome_name((kvn_outcome)c) : NULL;
 }
 
 rule_set *rule_set_new(void)
@@ -92,19 +65,27 @@ typedef struct loader {
     const char *path;
     diag_list *diags;
     bool ok;
+    void *settings;                 /* the rule's family settings while they are read */
+    const yaml_node_t *message;     /* the message node, checked once the family is known */
 } loader;
 
-static void load_error(loader *L, const yaml_node_t *n, const char *fmt, const char *arg)
+static void load_errorf(loader *L, const yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void load_errorf(loader *L, const yaml_node_t *n, const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = arena_vprintf(L->set->arena, fmt, ap);
+    va_end(ap);
     diag_add(L->diags, DIAG_ERROR, L->path, n ? (uint32_t)n->start_mark.line + 1 : 0,
-             n ? (uint32_t)n->start_mark.column + 1 : 0, fmt, arg);
+             n ? (uint32_t)n->start_mark.column + 1 : 0, "%s", msg);
     L->ok = false;
 }
 
 static const char *scalar(loader *L, const yaml_node_t *n, const char *key)
 {
     if (!n || n->type != YAML_SCALAR_NODE) {
-        load_error(L, n, "'%s' must be a string", key);
+        load_errorf(L, n, "'%s' must be a string", key);
         return NULL;
     }
     size_t len = n->data.scalar.length;
@@ -122,14 +103,14 @@ static bool number(loader *L, const yaml_node_t *n, const char *key, double *out
     errno = 0;
     *out = strtod(s, &end);
     if (errno || end == s || *end) {
-        load_error(L, n, "'%s' must be a number", key);
+        load_errorf(L, n, "'%s' must be a number", key);
         return false;
     }
     return true;
 }
 
 /* A sequence of scalars (or one scalar) as a NULL-terminated arena array. */
-static const char *const *string_list(loader *L, const yaml_node_t *n, const char *key, size_t *count)
+static const char *const *string_list(loader *L, const yaml_node_t *n, const char *key)
 {
     size_t k = 0;
     const char **v;
@@ -145,68 +126,161 @@ static const char *const *string_list(loader *L, const yaml_node_t *n, const cha
                 v[k++] = s;
         }
     } else {
-        load_error(L, n, "'%s' must be a list of strings", key);
+        load_errorf(L, n, "'%s' must be a list of strings", key);
         return NULL;
     }
-    if (count)
-        *count = k;
     return v;
 }
 
-/* Look a name up in a table of n names; -1 if absent. */
-static int name_index(const char *const *table, size_t n, const char *name)
+/* ---- the names a setting may take ---- */
+
+static const char *value_kind_at(int i) { return i <= VK_FLOAT ? value_kind_name((value_kind)i) : NULL; }
+static const char *operand_at(int i) { return i <= OPERAND_KV ? operand_name((kv_operand)i) : NULL; }
+
+/* The i-th name setting st may take (NULL: none at i), and how many indices there are. */
+static const char *setting_name(const family_setting *st, int i)
 {
-    for (size_t i = 0; i < n; i++)
-        if (table[i] && strcmp(table[i], name) == 0)
-            return (int)i;
+    switch (st->kind) {
+    case SETTING_VALUES: return value_kind_at(i);
+    case SETTING_OPERANDS: return operand_at(i);
+    case SETTING_OUTCOMES: return outcome_class_name(i);
+    case SETTING_NAMES:
+    case SETTING_CHOICE: return st->names[i];
+    case SETTING_NUMBER: break;
+    }
+    return NULL;
+}
+
+static int setting_count(const family_setting *st)
+{
+    switch (st->kind) {
+    case SETTING_VALUES: return VK_FLOAT + 1;
+    case SETTING_OPERANDS: return OPERAND_KV + 1;
+    case SETTING_OUTCOMES: return OUTC_COUNT;
+    case SETTING_NAMES:
+    case SETTING_CHOICE: {
+        int n = 0;
+        while (st->names[n])
+            n++;
+        return n;
+    }
+    case SETTING_NUMBER: break;
+    }
+    return 0;
+}
+
+static int setting_index(const family_setting *st, const char *name)
+{
+    for (int i = 0, n = setting_count(st); i < n; i++)
+        if (setting_name(st, i) && strcmp(setting_name(st, i), name) == 0)
+            return i;
     return -1;
 }
 
-static unsigned bits_from_names(loader *L, const yaml_node_t *n, const char *key,
-                                const char *const *table, size_t ntable)
+static unsigned bits_from_names(loader *L, const yaml_node_t *n, const family_setting *st)
 {
     unsigned bits = 0;
-    const char *const *names = string_list(L, n, key, NULL);
+    const char *const *names = string_list(L, n, st->key);
     for (size_t i = 0; names && names[i]; i++) {
-        int ix = name_index(table, ntable, names[i]);
+        int ix = setting_index(st, names[i]);
         if (ix < 0)
-            load_error(L, n, "unknown name in '%s'", key);
+            load_errorf(L, n, "unknown name in '%s'", st->key);
         else
             bits |= 1u << ix;
     }
     return bits;
 }
 
-static const char *const value_kind_names[] = { "unknown", "sentinel", "integer", "float" };
-static const char *const operand_names[] = { "key", "value", "kv" };
-static const char *const fact_names[] = { "store", "intcast" };
+/* "range is known or unknown, not 'x'" */
+static void choice_error(loader *L, const yaml_node_t *n, const family_setting *st, const char *s)
+{
+    strbuf sb = STRBUF_INIT;
+    for (int i = 0, k = setting_count(st); i < k; i++)
+        sb_addf(&sb, "%s%s", i == 0 ? "" : i == k - 1 ? " or " : ", ", st->names[i]);
+    load_errorf(L, n, "%s is %s, not '%s'", st->key, sb_str(&sb), s);
+    sb_release(&sb);
+}
 
-/* Message placeholders are {name}; every name must be one a family fills. */
-static void check_template(loader *L, const yaml_node_t *n, const char *t)
+/* One `condition:` setting the rule's family declares, into the rule or the family's settings. */
+static void read_setting(loader *L, rule *r, const yaml_node_t *v, const family_setting *st)
+{
+    char *at = (char *)L->settings + st->offset;
+    switch (st->kind) {
+    case SETTING_VALUES: r->values = bits_from_names(L, v, st); break;
+    case SETTING_OUTCOMES: r->outcomes = bits_from_names(L, v, st); break;
+    case SETTING_OPERANDS: r->operands = bits_from_names(L, v, st); break;
+    case SETTING_NAMES: {
+        unsigned bits = bits_from_names(L, v, st);
+        memcpy(at, &bits, sizeof bits);
+        break;
+    }
+    case SETTING_CHOICE: {
+        const char *s = scalar(L, v, st->key);
+        int ix = s ? setting_index(st, s) : -1;
+        if (s && ix < 0)
+            choice_error(L, v, st, s);
+        else if (s)
+            memcpy(at, &ix, sizeof ix);
+        break;
+    }
+    case SETTING_NUMBER: {
+        double x;
+        if (!number(L, v, st->key, &x))
+            break;
+        if (st->above_zero && !(x > 0))
+            load_errorf(L, v, "%s is a magnitude above 0", st->key);
+        memcpy(at, &x, sizeof x);
+        break;
+    }
+    }
+}
+
+/* Message placeholders are {name}; every name must be one the rule's family fills. */
+static void check_template(loader *L, const yaml_node_t *n, const char *t, const family_def *fam)
 {
     for (const char *p = strchr(t, '{'); p; p = strchr(p + 1, '{')) {
         const char *end = strchr(p, '}');
         if (!end) {
-            load_error(L, n, "unclosed '{' in %s", "message");
+            load_errorf(L, n, "unclosed '{' in %s", "message");
             return;
         }
         char name[32];
         size_t len = (size_t)(end - p - 1);
         if (len == 0 || len >= sizeof name) {
-            load_error(L, n, "bad placeholder in %s", "message");
+            load_errorf(L, n, "bad placeholder in %s", "message");
             continue;
         }
         memcpy(name, p + 1, len);
         name[len] = '\0';
-        if (name_index(known_vars, sizeof known_vars / sizeof *known_vars - 1, name) < 0)
-            load_error(L, n, "unknown placeholder {%s} in message", name);
+        if (fam && !family_has_placeholder(fam, name)) {
+            strbuf sb = STRBUF_INIT;
+            for (size_t i = 0; fam->placeholders && fam->placeholders[i]; i++)
+                sb_addf(&sb, "%s ", fam->placeholders[i]);
+            load_errorf(L, n, "unknown placeholder {%s} in message: family '%s' fills %sfix deployment", name,
+                        fam->name, sb_str(&sb));
+            sb_release(&sb);
+        }
     }
 }
 
 typedef void (*field_fn)(loader *L, rule *r, const yaml_node_t *v, const char *key);
 
+static void each_pair(loader *L, rule *r, const yaml_node_t *m, const char *what, field_fn fn);
 static void load_condition(loader *L, rule *r, const yaml_node_t *m);
-static void load_example(loader *L, rule *r, const yaml_node_t *m);
+
+static void example_field(loader *L, rule *r, const yaml_node_t *v, const char *key)
+{
+    rule_example *x = &r->example;
+    if (strcmp(key, "value") == 0) x->value = scalar(L, v, key);
+    else if (strcmp(key, "kv_cache_dtype") == 0) x->kv = scalar(L, v, key);
+    else if (strcmp(key, "dtype") == 0) x->model = scalar(L, v, key);
+    else if (strcmp(key, "engine") == 0) x->engine = scalar(L, v, key);
+    else if (strcmp(key, "operand") == 0) x->operand = scalar(L, v, key);
+    else if (strcmp(key, "api") == 0) x->api = scalar(L, v, key);
+    else if (strcmp(key, "other") == 0) x->other = scalar(L, v, key);
+    else if (strcmp(key, "range") == 0) number(L, v, key, &x->range);
+    else load_errorf(L, v, "unknown example key '%s'", key);
+}
 
 static void top_field(loader *L, rule *r, const yaml_node_t *v, const char *key)
 {
@@ -217,85 +291,57 @@ static void top_field(loader *L, rule *r, const yaml_node_t *v, const char *key)
     else if (strcmp(key, "fix") == 0) r->fix = scalar(L, v, key);
     else if (strcmp(key, "message") == 0) {
         r->message = scalar(L, v, key);
-        if (r->message)
-            check_template(L, v, r->message);
+        L->message = v;
     } else if (strcmp(key, "severity") == 0) {
         const char *s = scalar(L, v, key);
         if (!s) return;
         if (strcmp(s, "error") == 0) r->severity = SEV_ERROR;
         else if (strcmp(s, "warning") == 0) r->severity = SEV_WARNING;
         else if (strcmp(s, "note") == 0) r->severity = SEV_NOTE;
-        else load_error(L, v, "severity is error, warning or note, not '%s'", s);
+        else load_errorf(L, v, "severity is error, warning or note, not '%s'", s);
     } else if (strcmp(key, "default") == 0) {
         const char *s = scalar(L, v, key);
         if (s && strcmp(s, "off") == 0) r->default_off = true;
-        else if (s && strcmp(s, "on") != 0) load_error(L, v, "default is on or off, not '%s'", s);
-    } else if (strcmp(key, "references") == 0) r->references = string_list(L, v, key, NULL);
+        else if (s && strcmp(s, "on") != 0) load_errorf(L, v, "default is on or off, not '%s'", s);
+    } else if (strcmp(key, "references") == 0) r->references = string_list(L, v, key);
     else if (strcmp(key, "condition") == 0) load_condition(L, r, v);
-    else if (strcmp(key, "example") == 0) load_example(L, r, v);
-    else load_error(L, v, "unknown key '%s'", key);
+    else if (strcmp(key, "example") == 0) each_pair(L, r, v, "example", example_field);
+    else load_errorf(L, v, "unknown key '%s'", key);
 }
 
+/* A condition key other than `family`: `unless`, or a setting the family declares. */
 static void condition_field(loader *L, rule *r, const yaml_node_t *v, const char *key)
 {
-    if (strcmp(key, "family") == 0) {
-        const char *s = scalar(L, v, key);
-        int ix = s ? name_index(family_names, sizeof family_names / sizeof *family_names, s) : -1;
-        if (s && ix < 0)
-            load_error(L, v, "unknown condition family '%s'", s);
-        else if (s)
-            r->family = (rule_family)ix;
-    } else if (strcmp(key, "values") == 0) {
-        r->values = bits_from_names(L, v, key, value_kind_names, 4);
-    } else if (strcmp(key, "outcomes") == 0) {
-        r->outcomes = bits_from_names(L, v, key, outcome_names, OUTC_COUNT);
-    } else if (strcmp(key, "operands") == 0) {
-        r->operands = bits_from_names(L, v, key, operand_names, 3);
-    } else if (strcmp(key, "facts") == 0) {
-        r->facts = bits_from_names(L, v, key, fact_names, 2);
-    } else if (strcmp(key, "unless") == 0) {
-        r->unless = string_list(L, v, key, NULL);
-    } else if (strcmp(key, "mask_floor") == 0) {
-        number(L, v, key, &r->mask_floor);
-    } else if (strcmp(key, "limit_below") == 0) {
-        number(L, v, key, &r->limit_below);
-    } else if (strcmp(key, "operand_bound") == 0) {
-        if (number(L, v, key, &r->operand_bound) && !(r->operand_bound > 0))
-            load_error(L, v, "%s is a magnitude above 0", key);
-    } else if (strcmp(key, "range") == 0) {
-        const char *s = scalar(L, v, key);
-        if (s && strcmp(s, "known") == 0) r->range_known = true;
-        else if (s && strcmp(s, "unknown") == 0) r->range_known = false;
-        else if (s) load_error(L, v, "range is known or unknown, not '%s'", s);
-    } else {
-        load_error(L, v, "unknown condition key '%s'", key);
+    if (strcmp(key, "family") == 0)
+        return; /* read first, by load_condition */
+    if (strcmp(key, "unless") == 0) {
+        r->unless = string_list(L, v, key);
+        return;
     }
-}
-
-static void example_field(loader *L, rule *r, const yaml_node_t *v, const char *key)
-{
-    if (strcmp(key, "value") == 0) r->ex_value = scalar(L, v, key);
-    else if (strcmp(key, "kv_cache_dtype") == 0) r->ex_kv = scalar(L, v, key);
-    else if (strcmp(key, "dtype") == 0) r->ex_model = scalar(L, v, key);
-    else if (strcmp(key, "engine") == 0) r->ex_engine = scalar(L, v, key);
-    else if (strcmp(key, "operand") == 0) r->ex_operand = scalar(L, v, key);
-    else if (strcmp(key, "api") == 0) r->ex_api = scalar(L, v, key);
-    else if (strcmp(key, "other") == 0) r->ex_other = scalar(L, v, key);
-    else if (strcmp(key, "range") == 0) number(L, v, key, &r->ex_range);
-    else load_error(L, v, "unknown example key '%s'", key);
+    for (const family_setting *st = r->family->settings; st && st->key; st++)
+        if (strcmp(st->key, key) == 0) {
+            read_setting(L, r, v, st);
+            return;
+        }
+    strbuf sb = STRBUF_INIT;
+    for (const family_setting *st = r->family->settings; st && st->key; st++)
+        sb_addf(&sb, "%s%s", sb.len ? ", " : "", st->key);
+    load_errorf(L, v, "unknown condition key '%s': family '%s' has %s%s", key, r->family->name,
+                sb.len ? "the settings " : "no settings", sb_str(&sb));
+    sb_release(&sb);
 }
 
 static void each_pair(loader *L, rule *r, const yaml_node_t *m, const char *what, field_fn fn)
 {
     if (!m || m->type != YAML_MAPPING_NODE) {
-        load_error(L, m, "%s must be a mapping", what);
+        load_errorf(L, m, "%s must be a mapping", what);
         return;
     }
     for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
         yaml_node_t *k = yaml_document_get_node(L->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(L->doc, p->value);
         if (!k || k->type != YAML_SCALAR_NODE || !v) {
-            load_error(L, k, "%s keys must be strings", what);
+            load_errorf(L, k, "%s keys must be strings", what);
             continue;
         }
         char key[64];
@@ -304,37 +350,60 @@ static void each_pair(loader *L, rule *r, const yaml_node_t *m, const char *what
     }
 }
 
+/* The family first (its settings say what the other keys may be), then the other keys. */
 static void load_condition(loader *L, rule *r, const yaml_node_t *m)
 {
-    r->family = (rule_family)-1;
+    if (!m || m->type != YAML_MAPPING_NODE) {
+        load_errorf(L, m, "%s must be a mapping", "condition");
+        return;
+    }
+    const yaml_node_t *fam = NULL;
+    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(L->doc, p->key);
+        if (k && k->type == YAML_SCALAR_NODE && k->data.scalar.length == 6 &&
+            memcmp(k->data.scalar.value, "family", 6) == 0)
+            fam = yaml_document_get_node(L->doc, p->value);
+    }
+    if (!fam) {
+        load_errorf(L, m, "condition needs a %s", "family");
+        return;
+    }
+    const char *name = scalar(L, fam, "family");
+    if (!name)
+        return;
+    r->family = family_find(name);
+    if (!r->family) {
+        strbuf sb = STRBUF_INIT;
+        family_names(&sb);
+        load_errorf(L, fam, "unknown condition family '%s' (the families: %s)", name, sb_str(&sb));
+        sb_release(&sb);
+        return;
+    }
+    L->settings = r->family->settings_size
+                      ? arena_memdup(L->set->arena, r->family->defaults, r->family->settings_size) : NULL;
+    r->settings = L->settings;
     each_pair(L, r, m, "condition", condition_field);
-    if ((int)r->family < 0)
-        load_error(L, m, "condition needs a %s", "family");
-}
-
-static void load_example(loader *L, rule *r, const yaml_node_t *m)
-{
-    each_pair(L, r, m, "example", example_field);
 }
 
 static void require(loader *L, const yaml_node_t *root, const char *what, const void *field)
 {
     if (!field)
-        load_error(L, root, "missing required key '%s'", what);
+        load_errorf(L, root, "missing required key '%s'", what);
 }
 
 static void load_rule(loader *L, const yaml_node_t *root)
 {
-    rule r = { .operands = 7, .facts = 1, .limit_below = 2048, .mask_floor = INFINITY, .operand_bound = INFINITY,
-               .family = (rule_family)-1, .severity = SEV_ERROR };
+    rule r = { .operands = 1u << OPERAND_KEY | 1u << OPERAND_VALUE | 1u << OPERAND_KV, .severity = SEV_ERROR };
     r.path = arena_strdup(L->set->arena, L->path);
     r.line = (unsigned)root->start_mark.line + 1;
     each_pair(L, &r, root, "a rule file", top_field);
+    if (r.message)
+        check_template(L, L->message, r.message, r.family);
     require(L, root, "id", r.id);
     require(L, root, "name", r.name);
     require(L, root, "summary", r.summary);
     require(L, root, "message", r.message);
-    require(L, root, "condition", (int)r.family >= 0 ? "" : NULL);
+    require(L, root, "condition", r.family);
     if (!L->ok)
         return;
     if (!r.values)
@@ -359,7 +428,7 @@ bool rules_load_file(rule_set *set, const char *path, diag_list *diags)
     yaml_document_t doc;
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
-    loader L = { set, &doc, path, diags, true };
+    loader L = { .set = set, .doc = &doc, .path = path, .diags = diags, .ok = true };
     if (!yaml_parser_load(&parser, &doc)) {
         diag_add(diags, DIAG_ERROR, path, (uint32_t)parser.problem_mark.line + 1,
                  (uint32_t)parser.problem_mark.column + 1, "malformed rule file: %s",
@@ -368,7 +437,7 @@ bool rules_load_file(rule_set *set, const char *path, diag_list *diags)
     } else {
         yaml_node_t *root = yaml_document_get_root_node(&doc);
         if (!root)
-            load_error(&L, NULL, "empty rule file%s", "");
+            load_errorf(&L, NULL, "empty rule file");
         else
             load_rule(&L, root);
         yaml_document_delete(&doc);

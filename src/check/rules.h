@@ -4,9 +4,9 @@
  * which outcome classes of the numerics count, severity, message template, documentation.
  *
  * A user adds a rule by writing a YAML file that reuses a family with other parameters and passing
- * `--rules DIR`; nothing else changes. The loader validates everything it reads (unknown keys,
- * unknown outcome names, unknown {placeholders} in the message) and reports file:line, because a
- * rule that silently matches nothing is worse than no rule.
+ * `--rules DIR`; nothing else changes. The loader validates everything it reads (unknown keys, a
+ * setting the family does not declare, unknown outcome names, a {placeholder} the family does not
+ * fill) and reports file:line, because a rule that silently matches nothing is worse than no rule.
  *
  * What this file does not do: evaluate anything (eval.h) or print anything (report/).
  */
@@ -18,46 +18,53 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
-typedef enum kv_severity { SEV_NOTE, SEV_WARNING, SEV_ERROR } kv_severity;
+/* Severities, with their names in rule files and reports: the list is written once. */
+#define KV_SEVERITIES(X) X(SEV_NOTE, "note") X(SEV_WARNING, "warning") X(SEV_ERROR, "error")
 
-typedef enum rule_family {
-    FAM_STORE_VALUE,       /* a stored value's outcome on the engine's conversion paths */
-    FAM_STORE_INTEGER,     /* an integer range against the dtype's exact-integer limit */
-    FAM_SCALE_CRUSH,       /* a sentinel sets a shared block/tensor scale and its neighbours go to 0 */
-    FAM_CONSTRUCTION,      /* a value built in, or cast to, the model dtype */
-    FAM_ARITH,             /* arithmetic on sentinels in a dtype */
-    FAM_DECL_INVALID,      /* a dtype name no engine accepts */
-    FAM_UNRESOLVED,        /* a deployment whose dtype stays unresolved */
-    FAM_UNUSED_SUPPRESSION /* a `kvlint: ignore[...]` comment that suppressed nothing */
-} rule_family;
+typedef enum kv_severity {
+#define KV_SEVERITY_ENUM(e, name) e,
+    KV_SEVERITIES(KV_SEVERITY_ENUM)
+#undef KV_SEVERITY_ENUM
+} kv_severity;
 
-/* Outcome classes a condition can ask for: the numerics' kvn_outcome values, plus two that only
- * exist at the rule level. Bit i of rule.outcomes is class i. */
+/* Outcome classes a condition can ask for: the numerics' kvn_outcome values (named by
+ * kvn_outcome_name), plus two that only exist at the rule level. Bit i of rule.outcomes is class i. */
+#define KV_RULE_OUTCOMES(X) \
+    X(OUTC_RAISES, 16, "raises")              /* eager PyTorch scalar fill raises (float16 overflow) */ \
+    X(OUTC_REINTERPRETED, 17, "reinterpreted") /* bfloat16 bits read as float16 (vLLM float16 cache, bf16 model) */
+
 enum {
-    OUTC_RAISES = 16,        /* eager PyTorch scalar fill raises (float16 overflow) */
-    OUTC_REINTERPRETED = 17, /* bfloat16 bits read as float16 (vLLM float16 cache on a bf16 model) */
+#define KV_RULE_OUTCOME_ENUM(e, value, name) e = value,
+    KV_RULE_OUTCOMES(KV_RULE_OUTCOME_ENUM)
+#undef KV_RULE_OUTCOME_ENUM
     OUTC_COUNT = 18
 };
+
+/* A condition family: the C half of a rule (check/family.h; one fam_*.c each, listed in
+ * check/families.def). A rule file names one and gives it the settings it declares. */
+typedef struct family_def family_def;
+
+/* explain's worked example (rule file `example:`; every key optional). */
+typedef struct rule_example {
+    const char *value;       /* the value as code spells it ("-1e9", "torch.finfo(self.dtype).min", "expert_ids") */
+    const char *kv, *model;  /* kv_cache_dtype, dtype */
+    const char *engine, *operand, *api, *other;
+    double range;            /* the largest id (store-integer; 0: unknown) */
+} rule_example;
 
 typedef struct rule {
     const char *id, *name;
     kv_severity severity;
     const char *summary, *why, *message, *fix;
     const char *const *references;   /* NULL-terminated */
-    rule_family family;
-    unsigned values;         /* bit per value_kind */
+    const family_def *family;
+    const void *settings;    /* the family's own settings struct (its defaults where the file says nothing) */
+    /* The shared selectors, for the families that declare them as settings: */
+    unsigned values;         /* bit per value_kind (all but unknown when the file does not say) */
     unsigned outcomes;       /* bit per outcome class */
     unsigned operands;       /* bit per kv_operand; all when the file does not say */
-    unsigned facts;          /* store-integer: bit 0 stores, bit 1 int casts */
-    bool range_known;        /* store-integer: true = known range exceeds the limit; false = unknown range */
-    double limit_below;      /* store-integer unknown range: only when the exact limit is below this */
-    double mask_floor;       /* store-value: a saturated key sentinel at least this large still masks */
-    double operand_bound;    /* arithmetic: the largest magnitude an operand of unknown value is taken to
-                                have (scores and logits; INFINITY when the rule file does not say) */
     const char *const *unless; /* rule ids: skip a finding that one of these already made */
-    /* explain's worked example (all optional) */
-    const char *ex_value, *ex_kv, *ex_model, *ex_engine, *ex_operand, *ex_api, *ex_other;
-    double ex_range;
+    rule_example example;
     bool default_off;        /* only with an option (unused-suppression: --warn-unused-ignores) */
     const char *path;        /* rule file */
     unsigned line;
@@ -82,7 +89,11 @@ bool rule_set_finish(rule_set *s, diag_list *diags);
 const rule *rule_find(const rule_set *s, const char *id_or_name);
 
 const char *severity_name(kv_severity s);
-const char *rule_family_name(rule_family f);
 const char *outcome_class_name(int c);
+/* The name of r's condition family ("store-value"). */
+const char *rule_family_name(const rule *r);
+/* Whether r judges what a value becomes in a dtype (a cell of `kvlint matrix`), not a config or a
+ * comment. */
+bool rule_judges_values(const rule *r);
 
 #endif

@@ -93,8 +93,7 @@ static const char **cell_ignores(const rule_set *rules, const eval_options *base
     for (size_t i = 0; i < n; i++)
         v[i] = base->ignore[i];
     for (size_t i = 0; i < rules->rules.n; i++) {
-        rule_family f = rules->rules.v[i].family;
-        if (f == FAM_DECL_INVALID || f == FAM_UNRESOLVED || f == FAM_UNUSED_SUPPRESSION)
+        if (!rule_judges_values(&rules->rules.v[i]))
             v[n++] = rules->rules.v[i].id;
     }
     return v;

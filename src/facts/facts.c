@@ -29,6 +29,12 @@ kv_loc kv_loc_make(const char *path, uint32_t line, uint32_t col, uint32_t end_l
     return (kv_loc){ path, line, col, end_line, end_col };
 }
 
+bool kv_loc_same(const kv_loc *a, const kv_loc *b)
+{
+    return a->line == b->line && a->col == b->col &&
+           (a->path == b->path || (a->path && b->path && strcmp(a->path, b->path) == 0));
+}
+
 const char *value_kind_name(value_kind k)
 {
     switch (k) {

@@ -221,6 +221,8 @@ void file_facts_free(file_facts *f);
 
 /* Convenience constructors for front ends. */
 kv_loc kv_loc_make(const char *path, uint32_t line, uint32_t col, uint32_t end_line, uint32_t end_col);
+/* Same line, column and path (two locations with no path are the same "nowhere"). */
+bool kv_loc_same(const kv_loc *a, const kv_loc *b);
 const char *value_kind_name(value_kind k);
 const char *sink_family_name(sink_family f);
 const char *operand_name(kv_operand o);

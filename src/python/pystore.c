@@ -20,12 +20,6 @@ static bool kw_spelled(ev *e, const args *g, const char *kw, const char *const *
  * analysis (with unknown parameters) cannot see. Such facts are deduplicated (several callers may
  * pass the same constant). */
 
-static bool same_loc(const kv_loc *a, const kv_loc *b)
-{
-    return a->line == b->line && a->col == b->col
-           && (a->path == b->path || (a->path && b->path && strcmp(a->path, b->path) == 0));
-}
-
 static size_t emit_construction(ev *e, construction_kind k, const char *api, TSNode at, const kv_value *v,
                                 const dtype_ref *d)
 {
@@ -33,7 +27,7 @@ static size_t emit_construction(ev *e, construction_kind k, const char *api, TSN
     if (e->quiet)
         for (size_t i = 0; i < e->out->constructions.n; i++) {
             const construction_fact *o = &e->out->constructions.v[i];
-            if (same_loc(&o->loc, &here) && same_loc(&o->value.origin, &v->origin) && strcmp(o->api, api) == 0
+            if (kv_loc_same(&o->loc, &here) && kv_loc_same(&o->value.origin, &v->origin) && strcmp(o->api, api) == 0
                 && o->dtype.kind == d->kind && o->value.lo == v->lo && o->value.sym_scale == v->sym_scale)
                 return i + 1;
         }
@@ -75,7 +69,7 @@ void pe_emit_intcast(ev *e, const char *api, TSNode at, const aval *x, const dty
         if (!from_arg)
             return;
         for (size_t i = 0; i < e->out->casts.n; i++)
-            if (same_loc(&e->out->casts.v[i].loc, &here) && same_loc(&e->out->casts.v[i].value.origin, &hull.origin))
+            if (kv_loc_same(&e->out->casts.v[i].loc, &here) && kv_loc_same(&e->out->casts.v[i].value.origin, &hull.origin))
                 return;
     }
     /* The same cast of the same kind of ids (a family and its bound) is one fact, whether the ids
@@ -83,7 +77,7 @@ void pe_emit_intcast(ev *e, const char *api, TSNode at, const aval *x, const dty
      * summarised with the caller's `positions`). */
     for (size_t i = 0; i < e->out->casts.n; i++) {
         const kv_value *o = &e->out->casts.v[i].value;
-        if (same_loc(&e->out->casts.v[i].loc, &here) && o->family && hull.family && strcmp(o->family, hull.family) == 0
+        if (kv_loc_same(&e->out->casts.v[i].loc, &here) && o->family && hull.family && strcmp(o->family, hull.family) == 0
             && o->lo == hull.lo && o->hi == hull.hi && o->hi_unknown == hull.hi_unknown && o->hi_sym_add == hull.hi_sym_add
             && (o->hi_sym == hull.hi_sym || (o->hi_sym && hull.hi_sym && strcmp(o->hi_sym, hull.hi_sym) == 0)))
             return;
@@ -138,8 +132,8 @@ static void emit_store(ev *e, TSNode at, sink_family fam, const char *sink, cons
         kv_loc here = pe_loc_of(e, at);
         for (size_t i = 0; i < e->out->stores.n; i++) {
             const store_fact *o = &e->out->stores.v[i];
-            if (same_loc(&o->loc, &here) && o->operand == op && o->nvalues
-                && same_loc(&o->values[0].origin, &keep[0].v.origin))
+            if (kv_loc_same(&o->loc, &here) && o->operand == op && o->nvalues
+                && kv_loc_same(&o->values[0].origin, &keep[0].v.origin))
                 return;
         }
         x.other = x.other || k < x.n;

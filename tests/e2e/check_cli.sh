@@ -84,6 +84,11 @@ run check --rules "$tmpdir/rules" --select ORG001 .; expect_status "user rule at
 printf 'id: BAD1\nname: bad\nsummary: s\nmessage: "{nonsense}"\ncondition: {family: arithmetic}\n' >"$tmpdir/rules/bad.yaml"
 run check --rules "$tmpdir/rules" .; expect_status "malformed rule file" 2 $?
 expect_contains "malformed: file:line" "$tmpdir/err" "bad.yaml:4:10: error: unknown placeholder {nonsense}"
+# A setting another family has, a placeholder this one does not fill: rejected at their lines.
+printf 'id: BAD1\nname: bad\nsummary: s\nmessage: "{value} holds {limit}"\ncondition:\n  family: store-value\n  range: known\n' >"$tmpdir/rules/bad.yaml"
+run check --rules "$tmpdir/rules" .; expect_status "setting of another family" 2 $?
+expect_contains "foreign setting: file:line" "$tmpdir/err" "bad.yaml:7:10: error: unknown condition key 'range': family 'store-value' has the settings values, outcomes, operands, mask_floor"
+expect_contains "foreign placeholder: file:line" "$tmpdir/err" "bad.yaml:4:10: error: unknown placeholder {limit} in message: family 'store-value' fills"
 printf 'id: [\n' >"$tmpdir/rules/bad.yaml"
 run check --rules "$tmpdir/rules" .; expect_status "YAML syntax error in rule file" 2 $?
 expect_contains "syntax error located" "$tmpdir/err" "bad.yaml:2:1: error: malformed rule file"

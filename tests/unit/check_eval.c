@@ -154,6 +154,60 @@ START_TEST(malformed_rule_files)
 }
 END_TEST
 
+/* A rule may only say what its family reads: a setting of another family (mask_floor is
+ * store-value's) or a placeholder the family never fills ({limit} is store-integer's) is an error
+ * at its line, not a setting silently ignored or a message that prints "{limit}". */
+START_TEST(settings_and_placeholders_belong_to_the_family)
+{
+    expect_load_error("id: X1\nname: x\nsummary: s\nmessage: m\ncondition:\n  family: arithmetic\n"
+                      "  outcomes: [overflow-inf]\n  mask_floor: 100\n", 8,
+                      "unknown condition key 'mask_floor': family 'arithmetic' has the settings outcomes, operand_bound");
+    expect_load_error("id: X1\nname: x\nsummary: s\nmessage: m\ncondition:\n  family: invalid-dtype-name\n"
+                      "  values: [sentinel]\n", 7, "family 'invalid-dtype-name' has no settings");
+    expect_load_error("id: X1\nname: x\nsummary: s\nmessage: \"{value} holds {limit}\"\n"
+                      "condition: {family: store-value}\n", 4,
+                      "unknown placeholder {limit} in message: family 'store-value' fills value dtype");
+    /* the placeholder is checked against the family whatever the order of the keys */
+    expect_load_error("id: X1\nname: x\nsummary: s\ncondition: {family: construction}\n"
+                      "message: \"{value} {ids}\"\n", 5, "unknown placeholder {ids}");
+    /* the family's own settings are validated as it declares them */
+    expect_load_error("id: X1\nname: x\nsummary: s\nmessage: m\ncondition:\n  family: store-integer\n"
+                      "  range: some\n", 7, "range is known or unknown, not 'some'");
+    expect_load_error("id: X1\nname: x\nsummary: s\nmessage: m\ncondition:\n  family: store-integer\n"
+                      "  facts: [store, call]\n", 7, "unknown name in 'facts'");
+    expect_load_error("id: X1\nname: x\nsummary: s\nmessage: m\ncondition:\n  family: arithmetic\n"
+                      "  operand_bound: 0\n", 7, "operand_bound is a magnitude above 0");
+    expect_load_error("id: X1\nname: x\nsummary: s\nmessage: m\ncondition:\n  operand_bound: 1\n", 6,
+                      "condition needs a family");
+}
+END_TEST
+
+/* What the same settings and placeholders give when they belong to the family. */
+START_TEST(family_settings_are_read)
+{
+    kv_arena *a = arena_new();
+    diag_list dl;
+    diag_init(&dl, a);
+    ck_assert(load_text("id: X1\nname: x\nsummary: s\nmessage: \"{value} {limit} {range} {fix}\"\n"
+                        "condition:\n  operands: [value]\n  family: store-integer\n  range: known\n"
+                        "  facts: [intcast]\n  limit_below: 300\n", &dl));
+    ck_assert_uint_eq(dl.items.n, 0);
+    arena_free(a);
+    const rule *kv4 = rule_find(rules, "KV004"), *kv7 = rule_find(rules, "KV007");
+    ck_assert_str_eq(rule_family_name(kv4), "store-integer");
+    ck_assert(rule_judges_values(kv4));
+    ck_assert(!rule_judges_values(rule_find(rules, "KV009")));
+    strbuf sb = STRBUF_INIT;
+    rule_describe(&sb, kv7);
+    ck_assert_str_eq(sb_str(&sb), "; outcomes: overflow-inf, overflow-nan; an operand of unknown value is at most 10000 in magnitude");
+    sb_reset(&sb);
+    rule_describe(&sb, rule_find(rules, "KV002"));
+    ck_assert_str_eq(sb_str(&sb), "; values: sentinel; outcomes: saturated; a key sentinel that saturates to magnitude >= 100 "
+                                  "still masks and is not reported; not reported where KV001 already is");
+    sb_release(&sb);
+}
+END_TEST
+
 START_TEST(unless_must_name_a_rule)
 {
     kv_arena *a = arena_new();
@@ -741,6 +795,8 @@ static Suite *suite(void)
     tcase_add_unchecked_fixture(t, load_rules, free_rules);
     tcase_add_test(t, builtin_rules_load);
     tcase_add_test(t, malformed_rule_files);
+    tcase_add_test(t, settings_and_placeholders_belong_to_the_family);
+    tcase_add_test(t, family_settings_are_read);
     tcase_add_test(t, duplicate_rule_ids);
     tcase_add_test(t, unless_must_name_a_rule);
     tcase_add_test(t, e5m2_mask_overflows_on_vllm);

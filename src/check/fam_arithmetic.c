@@ -1,101 +1,29 @@
 /*
- * fam_code.c: the families over code that makes values in a dtype before any cache: construction
- * (torch.full / .to / torch.tensor of a sentinel in the model dtype) and arithmetic (finfo.min + x,
- * summed sentinel planes, 0 * inf). A dtype written in code is evaluated once; the model or KV
- * dtype once per deployment.
+ * fam_arithmetic.c: the family `arithmetic` (KV007): arithmetic on sentinels that overflows in the
+ * dtype it runs in: finfo(D).min + x whose headroom is below the rule's operand_bound, two sentinel
+ * planes summed (with their signs: m1 - m2 is no sum), 0 * inf. A dtype written in code is
+ * evaluated once, the model or KV dtype once per deployment.
  */
 #include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "check/family.h"
-#include "facts/facts_json.h"
-#include "util/strbuf.h"
-#include "util/xalloc.h"
 
-/* ---- family: construction ---- */
+typedef struct arithmetic_settings {
+    double operand_bound;  /* the largest magnitude an operand of unknown value (scores, logits) is
+                              taken to have; INFINITY when the rule file does not say */
+} arithmetic_settings;
 
-static const char *construction_result(kv_arena *a, int outcome, kvn_dtype dt, double stored)
-{
-    const kvn_dtype_info *di = kvn_dtype_get(dt);
-    if (outcome == OUTC_RAISES)
-        return arena_printf(a, "raises \"value cannot be converted to type at::%s without overflow\" in eager "
-                            "PyTorch (and is %s where it does not raise)",
-                            di && di->elem == KVN_BF16 ? "BFloat16" : di && di->elem == KVN_F16 ? "Half" : di ? di->name : "?",
-                            ev_num(a, stored));
-    return arena_printf(a, "becomes %s", ev_num(a, stored));
-}
+static const arithmetic_settings defaults = { .operand_bound = INFINITY };
 
-static void construction_under(ectx *c, const construction_fact *cf, const deployment *d)
-{
-    kv_arena *a = c->out->arena;
-    kvn_dtype model = d ? d->model.dtype : KVN_DTYPE_INVALID, kv = d ? d->kv.dtype : KVN_DTYPE_INVALID;
-    kvn_dtype dt = dtype_ref_resolve(&cf->dtype, model, kv);
-    const kvn_dtype_info *di = kvn_dtype_get(dt);
-    if (!di || (di->kind != KVN_KIND_ELEMENT && di->kind != KVN_KIND_SCALED))
-        return;
-    double x = value_concrete(&cf->value, model, kv);
-    if (isnan(x))
-        return;
-    kvn_result r = cast_to_dtype(dt, x);
-    int outcome = r.outcome;
-    if (cf->kind == CONS_SCALAR_FILL && isfinite(x) && (isinf(r.stored) || isnan(r.stored)) &&
-        (di->elem == KVN_F16 || di->elem == KVN_BF16))
-        outcome = OUTC_RAISES;
-    if (!ev_wants_outcome(c->r, outcome))
-        return;
-    const resolved_dtype *from = !d ? NULL : cf->dtype.kind == DREF_MODEL ? &d->model : cf->dtype.kind == DREF_KV ? &d->kv : NULL;
-    const char *vt = ev_value_text(a, &cf->value, x);
-    path_result pr = { "a PyTorch cast", r.stored, outcome };
-    vars vs = {0};
-    ev_var(&vs, "value", vt);
-    ev_var(&vs, "dtype", ev_dtype_name(dt));
-    ev_var(&vs, "model_dtype", d ? ev_dtype_name(d->model.dtype) : "");
-    ev_var(&vs, "declared", from ? ev_declared(a, from) : arena_printf(a, "set in the code at %s", ev_loc_text(a, &cf->dtype.loc)));
-    ev_var(&vs, "api", cf->api ? cf->api : construction_kind_name(cf->kind));
-    ev_var(&vs, "result", construction_result(a, outcome, dt, r.stored));
-    ev_var(&vs, "stored", ev_num(a, r.stored));
-    draft f = { .loc = ev_origin(&cf->value, &cf->loc), .value = vt, .dtype = ev_dtype_name(dt), .stored = &pr, .nstored = 1,
-                .dtype_from = from, .code_dtype_loc = from ? NULL : &cf->dtype.loc, .flow = &cf->value, .dep = d };
-    ev_related(&f, &cf->loc, arena_printf(a, "built in %s by %s here", ev_dtype_name(dt), cf->api ? cf->api : "this call"));
-    if (from && from->decl)
-        ev_related(&f, &from->decl->loc, arena_printf(a, "dtype %s declared here", ev_dtype_name(dt)));
-    f.key = ev_subject(a, &f.loc, &cf->loc, d);
-    ev_emit(c, &f, &vs);
-}
+static const family_setting settings[] = {
+    SETTING_SELECT_OUTCOMES,
+    { "operand_bound", SETTING_NUMBER, offsetof(arithmetic_settings, operand_bound), NULL, true },
+    SETTINGS_END,
+};
 
-/* A dtype written in code does not depend on the deployment: evaluate it once. */
-static bool deployment_dependent(const dtype_ref *r, const kv_value *a, const kv_value *b)
-{
-    bool dep = r->kind == DREF_MODEL || r->kind == DREF_KV;
-    if (a && a->sym != SYM_NONE && (a->sym_dtype.kind == DREF_MODEL || a->sym_dtype.kind == DREF_KV))
-        dep = true;
-    if (b && b->sym != SYM_NONE && (b->sym_dtype.kind == DREF_MODEL || b->sym_dtype.kind == DREF_KV))
-        dep = true;
-    return dep;
-}
-
-void fam_construction(ectx *c)
-{
-    const deployment *const *deps;
-    for (size_t fi = 0; fi < c->nfiles; fi++) {
-        const file_facts *ff = c->files[fi];
-        for (size_t k = 0; k < ff->constructions.n; k++) {
-            const construction_fact *cf = &ff->constructions.v[k];
-            if (!ev_wants_value(c->r, &cf->value))
-                continue;
-            if (!deployment_dependent(&cf->dtype, &cf->value, NULL))
-                construction_under(c, cf, NULL);
-            else
-                for (size_t di = 0, nd = ev_scope(c, fi, &deps); di < nd; di++)
-                    construction_under(c, cf, deps[di]);
-        }
-    }
-}
-
-/* ---- family: arithmetic ---- */
+static const char *const placeholders[] = { "value", "expr", "dtype", "declared", "result", NULL };
 
 /* Half an ulp at the top of f's range: the smallest |x| whose addition to -max overflows. */
 static double overflow_margin(kvn_fmt f)
@@ -147,6 +75,7 @@ static bool sum_overflows(ectx *c, const arith_fact *af, kvn_dtype dt, kvn_dtype
                           const char **how)
 {
     kv_arena *a = c->out->arena;
+    const arithmetic_settings *st = c->r->settings;
     const kvn_dtype_info *di = kvn_dtype_get(dt);
     double xa = cast_to_dtype(dt, value_concrete(&af->a, model, kv)).stored;
     if (isnan(xa) || isinf(xa))
@@ -170,7 +99,7 @@ static bool sum_overflows(ectx *c, const arith_fact *af, kvn_dtype dt, kvn_dtype
     /* An operand of unknown value (scores, logits) is plausible up to the rule's operand_bound:
      * the sum overflows only if the headroom left by the sentinel is below it. */
     double margin = kvn_fmt_get(di->elem)->max + overflow_margin(di->elem) - fabs(xa);
-    if (!(margin <= c->r->operand_bound))
+    if (!(margin <= st->operand_bound))
         return false;
     *res = sa < 0 ? -INFINITY : INFINITY;
     /* the unknown x must push the sum outward: x <= -margin, or x >= margin when it is subtracted */
@@ -244,14 +173,14 @@ static void arith_under(ectx *c, const arith_fact *af, const deployment *d)
     ev_emit(c, &f, &vs);
 }
 
-void fam_arith(ectx *c)
+static void run(ectx *c)
 {
     const deployment *const *deps;
     for (size_t fi = 0; fi < c->nfiles; fi++) {
         const file_facts *ff = c->files[fi];
         for (size_t k = 0; k < ff->ariths.n; k++) {
             const arith_fact *af = &ff->ariths.v[k];
-            if (same_dtype_planes(af) || !deployment_dependent(&af->dtype, &af->a, &af->b))
+            if (same_dtype_planes(af) || !ev_deployment_dependent(&af->dtype, &af->a, &af->b))
                 arith_under(c, af, NULL);
             else
                 for (size_t di = 0, nd = ev_scope(c, fi, &deps); di < nd; di++)
@@ -259,3 +188,44 @@ void fam_arith(ectx *c)
         }
     }
 }
+
+/* The example's sentinel plus an operand (`other:`, a number or an unknown such as scores), or
+ * with `api: "*"` times an operand that can be 0. */
+static void example(const rule *r, file_facts *f, deployment *d)
+{
+    const char *other = r->example.other;
+    bool times = r->example.api && strcmp(r->example.api, "*") == 0;
+    double x = 0;
+    bool b32;
+    kv_value s = ex_value(r, d->model.dtype);
+    kv_value b = { .kind = VK_UNKNOWN, .text = other ? other : "x", .sym_scale = 1 };
+    if (times) {
+        b = (kv_value){ .kind = VK_FLOAT, .lo = 0, .hi = 1, .text = other ? other : "(1 - mask)", .sym_scale = 1 };
+    } else if (other && kvn_parse_number(other, &x, &b32)) {
+        b.kind = VK_FLOAT;
+        b.lo = b.hi = x;
+    }
+    arith_fact af = { .loc = ex_loc(), .kind = times ? ARITH_ZERO_TIMES_INF : ARITH_SENTINEL_PLUS,
+                      .a = times ? b : s, .b = times ? s : b, .dtype = ex_model_ref() };
+    ARENA_PUSH(f->arena, f->ariths, af);
+}
+
+static void describe(strbuf *sb, const rule *r)
+{
+    const arithmetic_settings *st = r->settings;
+    ex_describe_outcomes(sb, r);
+    if (isfinite(st->operand_bound))
+        sb_addf(sb, "; an operand of unknown value is at most %g in magnitude", st->operand_bound);
+}
+
+const family_def family_arithmetic = {
+    .name = "arithmetic",
+    .flags = FAMILY_JUDGES_VALUES,
+    .settings = settings,
+    .settings_size = sizeof(arithmetic_settings),
+    .defaults = &defaults,
+    .placeholders = placeholders,
+    .evaluate = run,
+    .example = example,
+    .describe = describe,
+};

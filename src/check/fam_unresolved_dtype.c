@@ -1,49 +1,19 @@
 /*
- * fam_config.c: the families over deployment configs themselves: dtype names no engine accepts,
- * and deployments whose KV-cache dtype stays unresolved (or is a real dtype kvlint does not model)
- * while special values are stored.
+ * fam_unresolved_dtype.c: the family `unresolved-dtype` (KV010): a deployment whose KV-cache dtype
+ * stays unresolved (auto without a checkpoint, a shell variable), or is a real dtype kvlint does
+ * not model, while code it runs stores special values: kvlint cannot check them and says so rather
+ * than guess. A name no engine accepts is fam_invalid_dtype_name.c's.
  */
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
 
 #include "check/family.h"
-#include "facts/facts_json.h"
-#include "util/strbuf.h"
-#include "util/xalloc.h"
 
-/* ---- family: invalid-dtype-name ---- */
+static const family_setting settings[] = {
+    SETTING_SELECT_VALUES,
+    SETTINGS_END,
+};
 
-void fam_decl_invalid(ectx *c)
-{
-    kv_arena *a = c->out->arena;
-    for (size_t fi = 0; fi < c->nfiles; fi++) {
-        const file_facts *ff = c->files[fi];
-        for (size_t k = 0; k < ff->decls.n; k++) {
-            const dtype_decl *dd = &ff->decls.v[k];
-            if ((dd->key != DECL_KV_CACHE_DTYPE && dd->key != DECL_MODEL_DTYPE) || dd->dtype != KVN_DTYPE_INVALID)
-                continue;
-            /* A shell variable or template (`${{ matrix.dtype }}`) is not a name anyone wrote wrong:
-             * its deployment stays unresolved (KV010), and an implicit default has no spelling. */
-            if (dd->unresolved || dd->implicit)
-                continue;
-            vars vs = {0};
-            ev_var(&vs, "raw", dd->raw ? dd->raw : "");
-            ev_var(&vs, "value", dd->raw ? dd->raw : "");
-            ev_var(&vs, "dtype", dd->key == DECL_KV_CACHE_DTYPE ? "KV-cache dtype" : "model dtype");
-            ev_var(&vs, "declared", arena_printf(a, "%s%s%s", dd->engine ? dd->engine : "", dd->engine ? " " : "",
-                                                  dd->carrier ? dd->carrier : "config"));
-            ev_var(&vs, "valid", kvn_dtype_valid_names());
-            draft f = { .loc = dd->loc, .value = dd->raw };
-            f.key = ev_subject(a, &dd->loc, &dd->loc, NULL);
-            ev_emit(c, &f, &vs);
-        }
-    }
-}
-
-/* ---- family: unresolved-dtype ---- */
+static const char *const placeholders[] = { "deployment", "reason", "value", "sink", NULL };
 
 /* For each deployment (and the fallback engine default, last), the first special value stored by
  * code it is checked against: an unresolved dtype only matters when something is at stake. */
@@ -69,7 +39,7 @@ static void first_special_stores(ectx *c, const kv_value **first, const kv_loc *
     }
 }
 
-void fam_unresolved(ectx *c)
+static void run(ectx *c)
 {
     kv_arena *a = c->out->arena;
     const kv_value **first = arena_zalloc(a, (c->deps->n + 1) * sizeof *first);
@@ -102,3 +72,19 @@ void fam_unresolved(ectx *c)
         ev_emit(c, &f, &vs);
     }
 }
+
+/* The example's store under a deployment whose dtype stays unresolved. */
+static void example(const rule *r, file_facts *f, deployment *d)
+{
+    store_fact s = ex_store(r, f, 1);
+    ARENA_PUSH(f->arena, f->stores, s);
+    d->kv = (resolved_dtype){ .dtype = KVN_DTYPE_INVALID, .unresolved = "kv-cache-dtype auto and no checkpoint config.json found" };
+}
+
+const family_def family_unresolved_dtype = {
+    .name = "unresolved-dtype",
+    .settings = settings,
+    .placeholders = placeholders,
+    .evaluate = run,
+    .example = example,
+};

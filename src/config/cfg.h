@@ -83,5 +83,8 @@ void cfg_analyze_yaml(cfg_ctx *c, const char *data, size_t len);
 void cfg_analyze_shell(cfg_ctx *c, const char *data, size_t len);
 void cfg_analyze_dockerfile(cfg_ctx *c, const char *data, size_t len);
 void cfg_suppressions(cfg_ctx *c, const char *data, size_t len);
+/* ---- cfg_env.c ---- */
+void cfg_analyze_env(cfg_ctx *c, const char *data, size_t len);
+void cfg_analyze_unit(cfg_ctx *c, const char *data, size_t len);
 
 #endif

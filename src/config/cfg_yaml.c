@@ -9,7 +9,8 @@
  *   - TensorRT-LLM checkpoint config (architecture + dtype) and LLM API options (kv_cache_config);
  *   - a `vllm serve --config` / SGLang config file, recognised by options only a server has;
  * anything else is walked generically: Kubernetes / compose containers (command, args, env),
- * Helm `vllmConfig`, and any string that holds a serving command line (CI `run:` blocks,
+ * Helm `vllmConfig` (and the production-stack operator's VLLMRuntime), Ray Serve LLM configs
+ * (`model_loading_config` + `engine_kwargs`), and any string that holds a serving command line (CI `run:` blocks,
  * `bash -c` scripts). See docs/deployments.md for the heuristics and their reasons.
  * It does not evaluate Helm templates, compose variable interpolation or YAML merge keys.
  */
@@ -286,9 +287,10 @@ static const char *server_config_engine(const ynode *root, bool named)
     return !server ? NULL : sglang ? "sglang" : "vllm";
 }
 
-static void server_config(yw *y, const ynode *root, const char *engine)
+/* Every key of map that names an engine option (`kv_cache_dtype`, `max-model-len`, ...) as a
+ * declaration of group: a `--config` file's top level, a Ray Serve LLM config's engine_kwargs. */
+static void option_map(yw *y, const ynode *root, const char *engine, const char *carrier, int group)
 {
-    int group = y->c->next_group++;
     for (size_t i = 0; i + 1 < root->nkids; i += 2) {
         const char *k = yscalar(root->kids[i]);
         const ynode *v = deref(y, root->kids[i + 1]);
@@ -312,13 +314,43 @@ static void server_config(yw *y, const ynode *root, const char *engine)
             }
             w.text = arena_strdup(y->c->a, sb_str(&sb));
             sb_release(&sb);
-            cfg_emit(y->c, opt, &w, engine, "vllm-config", group);
+            cfg_emit(y->c, opt, &w, engine, carrier, group);
         } else if (v->kind == YN_SCALAR && !is_null(v)) {
             cfg_word w = yword(y, v);
-            cfg_emit(y->c, opt, &w, engine, "vllm-config", group);
+            cfg_emit(y->c, opt, &w, engine, carrier, group);
         }
     }
+}
+
+static void server_config(yw *y, const ynode *root, const char *engine)
+{
+    int group = y->c->next_group++;
+    option_map(y, root, engine, "vllm-config", group);
     cfg_finish_group(y->c, group, engine, "vllm-config", ytree_pos(&y->st->src, root->start).off);
+}
+
+/* A Ray Serve LLM config (ray.serve.llm.LLMConfig as YAML: an item of `llm_configs:` in a Serve
+ * config's application args, or a file of its own that `llm_configs:` names): `model_loading_config`
+ * (required by Ray) says it is one; `engine_kwargs` are the engine's arguments under their Python
+ * names (vLLM's engine arguments; SGLang's server arguments when `server_cls` is SGLangServer).
+ * One deployment per config. */
+static bool is_ray_llm_config(yw *y, const ynode *m)
+{
+    const ynode *mlc = get(y, m, "model_loading_config");
+    return mlc && (mlc->kind == YN_MAP || mlc->kind == YN_SCALAR) &&
+           (get(y, m, "engine_kwargs") || get(y, m, "accelerator_type") || get(y, m, "deployment_config") ||
+            get(y, m, "llm_engine") || get(y, m, "server_cls") || get(y, m, "lora_config"));
+}
+
+static void ray_llm_config(yw *y, const ynode *m)
+{
+    int group = y->c->next_group++;
+    const char *cls = yscalar(get(y, m, "server_cls"));
+    const char *engine = cls && (strstr(cls, "SGLang") || strstr(cls, "sglang")) ? "sglang" : "vllm";
+    const ynode *kw = get(y, m, "engine_kwargs");
+    if (kw && kw->kind == YN_MAP)
+        option_map(y, kw, engine, "ray-serve", group);
+    cfg_finish_group(y->c, group, engine, "ray-serve", ytree_pos(&y->st->src, m->start).off);
 }
 
 /* ---- generic documents: containers, Helm values, command strings ---- */
@@ -547,20 +579,38 @@ static void container(yw *y, const ynode *m)
     platform_from_image(y, get(y, m, "image"), hint, group);
 }
 
-/* production-stack Helm values: servingEngineSpec.modelSpec[].vllmConfig */
-static void helm_vllm_config(yw *y, const ynode *cfgmap)
+static void helm_keys(yw *y, const ynode *m, int group)
 {
-    int group = y->c->next_group++;
     static const struct { const char *key; const char *option; } keys[] = {
         { "dtype", "dtype" }, { "maxModelLen", "max-model-len" }, { "maxLoras", "max-loras" },
     };
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        const ynode *v = get(y, cfgmap, keys[i].key);
+    for (size_t i = 0; m && m->kind == YN_MAP && i < sizeof keys / sizeof *keys; i++) {
+        const ynode *v = get(y, m, keys[i].key);
         if (v && v->kind == YN_SCALAR && !is_null(v)) {
             cfg_word w = yword(y, v);
             cfg_emit(y->c, cfg_option_find(keys[i].option, "vllm"), &w, "vllm", "helm-values", group);
         }
     }
+}
+
+/* A JSON schema or CRD validation of such a mapping (`properties:`, `type: object`) declares nothing. */
+static bool is_schema(yw *y, const ynode *m)
+{
+    const ynode *p = get(y, m, "properties");
+    const char *t = yscalar(get(y, m, "type"));
+    return (p && p->kind == YN_MAP) || (t && !strcmp(t, "object"));
+}
+
+/* production-stack Helm values (servingEngineSpec.modelSpec[].vllmConfig: dtype, maxModelLen, maxLoras,
+ * extraArgs) and its operator's VLLMRuntime resource (spec.vllmConfig: maxLoras, extraArgs; the
+ * sibling spec.model: dtype, maxModelLen, as the operator's controller turns them into flags). */
+static void helm_vllm_config(yw *y, const ynode *cfgmap, const ynode *parent)
+{
+    int group = y->c->next_group++;
+    helm_keys(y, cfgmap, group);
+    const ynode *model = get(y, parent, "model");
+    if (model && model->kind == YN_MAP && get(y, model, "modelURL"))
+        helm_keys(y, model, group);
     const ynode *extra = get(y, cfgmap, "extraArgs");
     if (extra && extra->kind == YN_SEQ) {
         cfg_word *w = arena_alloc(y->c->a, (extra->nkids + 1) * sizeof *w);
@@ -605,11 +655,17 @@ static void walk(yw *y, const ynode *n, int depth)
             container(y, n);
             break;
         }
+        if (is_ray_llm_config(y, n)) {
+            ray_llm_config(y, n);
+            break;
+        }
         for (size_t i = 0; i + 1 < n->nkids; i += 2) {
             const char *k = yscalar(deref(y, n->kids[i]));
             const ynode *v = deref(y, n->kids[i + 1]);
-            if (k && v && v->kind == YN_MAP && !strcmp(k, "vllmConfig"))
-                helm_vllm_config(y, v);
+            if (k && v && v->kind == YN_MAP && !strcmp(k, "vllmConfig") && !is_schema(y, v))
+                helm_vllm_config(y, v, n);
+            else if (k && v && v->kind == YN_MAP && !strcmp(k, "vllmConfig"))
+                continue; /* values.schema.json, a CRD's openAPIV3Schema */
             else if (k && (!strcmp(k, "env") || !strcmp(k, "environment")))
                 container_env(y, v, NULL, -1); /* e.g. an LLMInferenceService container without image */
             else if (!k || !in_list(prose_keys, k))

@@ -1,10 +1,10 @@
 /*
  * frontend.c: `config_frontend`, the front end for deployment configs.
  *
- * Claims YAML (.yaml, .yml), JSON, shell scripts (.sh, .bash) and Dockerfiles (never the project's own
- * .kvlint.yaml), prefilters on words every declaration needs, and dispatches by file kind to
- * cfg_yaml.c (YAML/JSON through libyaml) or cfg_text.c (shell, Dockerfile). It keeps no state
- * between files.
+ * Claims YAML (.yaml, .yml), JSON, shell scripts (.sh, .bash), Dockerfiles, env files (.env, *.env,
+ * .env.*) and systemd units (*.service), never the project's own .kvlint.yaml; prefilters on words
+ * every declaration needs, and dispatches by file kind to cfg_yaml.c (YAML/JSON through libyaml),
+ * cfg_text.c (shell, Dockerfile) or cfg_env.c (env files, units). It keeps no state between files.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-typedef enum file_kind { FK_NONE, FK_YAML, FK_SHELL, FK_DOCKER } file_kind;
+typedef enum file_kind { FK_NONE, FK_YAML, FK_SHELL, FK_DOCKER, FK_ENV, FK_UNIT } file_kind;
 
 static file_kind kind_of(const char *path)
 {
@@ -36,6 +36,10 @@ static file_kind kind_of(const char *path)
         return FK_YAML;
     if (ends_with(b, ".sh") || ends_with(b, ".bash"))
         return FK_SHELL;
+    if (!strcmp(b, ".env") || !strncmp(b, ".env.", 5) || ends_with(b, ".env"))
+        return FK_ENV;
+    if (ends_with(b, ".service"))
+        return FK_UNIT;
     if (!strcmp(b, "Dockerfile") || !strncmp(b, "Dockerfile.", 11) || ends_with(b, ".dockerfile") ||
         !strcmp(b, "Containerfile"))
         return FK_DOCKER;
@@ -153,6 +157,11 @@ static void analyze(const fe_source *s, const fe_context *ctx, file_facts *out)
     case FK_DOCKER:
         ysrc_init(&src, data, len, out->arena);
         cfg_analyze_dockerfile(&c, src.data, len);
+        break;
+    case FK_ENV:
+    case FK_UNIT:
+        ysrc_init(&src, data, len, out->arena);
+        (kind_of(path) == FK_ENV ? cfg_analyze_env : cfg_analyze_unit)(&c, src.data, len);
         break;
     case FK_NONE:
         return;

@@ -184,8 +184,9 @@ typedef struct dtype_decl {
     double number;         /* for KV_SCALES / ID_RANGE */
     const char *range_name;/* for ID_RANGE: "num_adapters", "max_model_len", "vocab_size", ... */
     const char *raw;       /* the spelling */
-    const char *carrier;   /* "cli", "vllm-config", "k8s-args", "helm-values", "compose", "env",
-                              "hf-config", "modelopt", "trtllm-options", "python-call", "kvlint-config" */
+    const char *carrier;   /* "cli", "vllm-config", "k8s-args", "helm-values", "ray-serve", "compose", "env",
+                              "env-file", "systemd", "hf-config", "modelopt", "trtllm-options", "python-call",
+                              "kvlint-config" */
     kv_loc loc;            /* of the value itself */
     int group;             /* declarations with the same (path, group) belong to one deployment */
     const char *unresolved;/* why the value is not a literal the engine reads ("shell variable"), or NULL;

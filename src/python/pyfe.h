@@ -167,7 +167,7 @@ const char *const *py_family_bounds(const char *family, const double **adds);
 
 /* Words of the vocabulary (shared by the evaluator and the prefilter, so that they cannot disagree). */
 bool py_is_infinity_word(const char *s, size_t n);      /* inf, Inf, Infinity, infty, PINF, NINF */
-bool py_is_decl_callee(const char *s, size_t n);        /* LLM, EngineArgs, AsyncEngineArgs, Engine, set_default_dtype */
+bool py_is_decl_callee(const char *s, size_t n);        /* LLM, EngineArgs, ..., set_default_dtype, Ray's LLMConfig */
 /* From the torch API table (st->torch, grammars/python/torch.tsv); false for every word when st is NULL. */
 bool py_is_cast_method(const py_state *st, const char *s, size_t n);   /* to, half, bfloat16, float, ... */
 bool py_is_int_source(const py_state *st, const char *s, size_t n);    /* arange, argmax, argmin, ... */

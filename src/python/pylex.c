@@ -52,7 +52,8 @@ bool py_is_infinity_word(const char *s, size_t n)
 
 bool py_is_decl_callee(const char *s, size_t n)
 {
-    static const char *const w[] = { "LLM", "EngineArgs", "AsyncEngineArgs", "Engine", "set_default_dtype", NULL };
+    static const char *const w[] = { "LLM", "EngineArgs", "AsyncEngineArgs", "Engine", "set_default_dtype", "LLMConfig",
+                                     "vLLMEngineProcessorConfig", "SGLangEngineProcessorConfig", NULL };
     return py_word_in(s, n, w);
 }
 

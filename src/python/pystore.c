@@ -253,71 +253,117 @@ bool pe_sink_call(ev *e, TSNode call, TSNode fn, const aval *recv, const char *c
     return true;
 }
 
+/* Engine keywords that declare a dtype or an id range. */
+static const struct { const char *kw; decl_key key; } decl_kwargs[] = {
+    { "kv_cache_dtype", DECL_KV_CACHE_DTYPE }, { "dtype", DECL_MODEL_DTYPE },
+    { "calculate_kv_scales", DECL_KV_SCALES }, { "max_loras", DECL_ID_RANGE },
+    { "max_model_len", DECL_ID_RANGE }, { "context_length", DECL_ID_RANGE },
+};
+
+/* Record kw = v (its value node at) as a declaration of group, if v is a literal the engine reads. */
+static void emit_decl(ev *e, const char *engine, const char *kw, decl_key key, const aval *v, TSNode at, int group)
+{
+    dtype_decl d;
+    memset(&d, 0, sizeof d);
+    d.key = key;
+    d.engine = engine;
+    d.carrier = "python-call";
+    d.loc = pe_loc_of(e, at);
+    d.group = group;
+    d.dtype = KVN_DTYPE_INVALID;
+    double num;
+    if (key == DECL_KV_CACHE_DTYPE || key == DECL_MODEL_DTYPE) {
+        if (v->tag == AV_STR && v->str)
+            d.raw = v->str;
+        else if (v->tag == AV_DTYPE && v->dtype.kind == DREF_CONCRETE)
+            d.raw = v->dtype.text;
+        else
+            return;
+        d.dtype = kvn_dtype_parse(d.raw, false);
+    } else if (key == DECL_KV_SCALES) {
+        d.raw = pe_text_of(e, at);
+        if (strcmp(d.raw, "True") == 0)
+            d.number = 1;
+        else if (strcmp(d.raw, "False") == 0)
+            d.number = 0;
+        else
+            return;
+    } else {
+        if (!av_single(v, &num))
+            return;
+        d.number = num;
+        d.raw = pe_text_of(e, at);
+        d.range_name = kw;
+    }
+    ARENA_PUSH(e->a, e->out->decls, d);
+}
+
+static void emit_kwarg(ev *e, const char *engine, const char *kw, TSNode value, int group)
+{
+    for (size_t i = 0; i < sizeof decl_kwargs / sizeof *decl_kwargs; i++)
+        if (strcmp(kw, decl_kwargs[i].kw) == 0) {
+            aval v = pe_eval(e, value);
+            emit_decl(e, engine, kw, decl_kwargs[i].key, &v, value, group);
+        }
+}
+
+/* Ray's engine_kwargs=dict(kv_cache_dtype="fp8", ...) or {"kv_cache_dtype": "fp8", ...}: written
+ * out at the call (a dict built elsewhere is not followed). */
+static void engine_kwargs(ev *e, const char *engine, TSNode kw, int group)
+{
+    bool dict_call = pe_is(kw, "call") && strcmp(pe_raw_text(e, pe_fld(e, kw, F_function)), "dict") == 0;
+    TSNode items = dict_call ? pe_fld(e, kw, F_arguments) : kw;
+    if (ts_node_is_null(items) || !(dict_call || pe_is(kw, "dictionary")))
+        return;
+    for (uint32_t i = 0; i < ts_node_named_child_count(items); i++) {
+        TSNode it = ts_node_named_child(items, i);
+        if (dict_call && pe_is(it, "keyword_argument")) {
+            emit_kwarg(e, engine, pe_raw_text(e, pe_fld(e, it, F_name)), pe_fld(e, it, F_value), group);
+        } else if (!dict_call && pe_is(it, "pair")) {
+            TSNode k = ts_node_child_by_field_name(it, "key", 3);
+            aval kv = pe_eval(e, k);
+            if (kv.tag == AV_STR && kv.str)
+                emit_kwarg(e, engine, kv.str, pe_fld(e, it, F_value), group);
+        }
+    }
+}
+
+/* Ray Serve LLM / Ray Data: LLMConfig(engine_kwargs=...) (SGLang when server_cls names SGLangServer),
+ * vLLMEngineProcessorConfig(engine_kwargs=...), SGLangEngineProcessorConfig(engine_kwargs=...). */
+static bool ray_config_decls(ev *e, const char *callee_last, const args *g)
+{
+    bool llm = strcmp(callee_last, "LLMConfig") == 0;
+    bool sgl = strcmp(callee_last, "SGLangEngineProcessorConfig") == 0;
+    if (!llm && !sgl && strcmp(callee_last, "vLLMEngineProcessorConfig") != 0)
+        return false;
+    TSNode at;
+    if (llm && pe_kwarg(g, "server_cls", &at) && strstr(pe_raw_text(e, at), "SGLang"))
+        sgl = true;
+    if (pe_kwarg(g, "engine_kwargs", &at) && !ts_node_is_null(at))
+        engine_kwargs(e, sgl ? "sglang" : "vllm", at, ++e->decl_group);
+    return true;
+}
+
 /* LLM(..., kv_cache_dtype="fp8", dtype="half") and friends. */
 void pe_dtype_decls(ev *e, const char *callee_last, const char *origin, const args *g)
 {
-    if (e->quiet)
+    if (e->quiet || ray_config_decls(e, callee_last, g))
         return;
     const char *engine = strcmp(callee_last, "set_default_dtype") == 0 ? "torch"
                          : strcmp(callee_last, "Engine") == 0 ? "sglang" : "vllm";
     if (strcmp(callee_last, "Engine") == 0 && !(origin && strstr(origin, "sgl")))
         return;  /* only sglang.Engine / sgl.Engine */
     int group = ++e->decl_group;
-    static const struct { const char *kw; decl_key key; } t[] = {
-        { "kv_cache_dtype", DECL_KV_CACHE_DTYPE }, { "dtype", DECL_MODEL_DTYPE },
-        { "calculate_kv_scales", DECL_KV_SCALES }, { "max_loras", DECL_ID_RANGE },
-        { "max_model_len", DECL_ID_RANGE }, { "context_length", DECL_ID_RANGE },
-    };
-    for (size_t i = 0; i < sizeof t / sizeof *t + 1; i++) {
-        TSNode at;
-        const aval *v;
-        decl_key key;
-        const char *kw;
-        if (i == sizeof t / sizeof *t) {
-            if (strcmp(engine, "torch") != 0 || !(v = pe_arg(g, 0, "d", &at)))
-                continue;
-            key = DECL_MODEL_DTYPE;
-            kw = NULL;
-        } else {
-            if (strcmp(engine, "torch") == 0 || !(v = pe_kwarg(g, t[i].kw, &at)))
-                continue;
-            key = t[i].key;
-            kw = t[i].kw;
-        }
-        dtype_decl d;
-        memset(&d, 0, sizeof d);
-        d.key = key;
-        d.engine = engine;
-        d.carrier = "python-call";
-        d.loc = pe_loc_of(e, at);
-        d.group = group;
-        d.dtype = KVN_DTYPE_INVALID;
-        double num;
-        if (key == DECL_KV_CACHE_DTYPE || key == DECL_MODEL_DTYPE) {
-            if (v->tag == AV_STR && v->str)
-                d.raw = v->str;
-            else if (v->tag == AV_DTYPE && v->dtype.kind == DREF_CONCRETE)
-                d.raw = v->dtype.text;
-            else
-                continue;
-            d.dtype = kvn_dtype_parse(d.raw, false);
-        } else if (key == DECL_KV_SCALES) {
-            d.raw = pe_text_of(e, at);
-            if (strcmp(d.raw, "True") == 0)
-                d.number = 1;
-            else if (strcmp(d.raw, "False") == 0)
-                d.number = 0;
-            else
-                continue;
-        } else {
-            if (!av_single(v, &num))
-                continue;
-            d.number = num;
-            d.raw = pe_text_of(e, at);
-            d.range_name = kw;
-        }
-        ARENA_PUSH(e->a, e->out->decls, d);
+    TSNode at;
+    const aval *v;
+    if (strcmp(engine, "torch") == 0) {
+        if ((v = pe_arg(g, 0, "d", &at)))
+            emit_decl(e, engine, NULL, DECL_MODEL_DTYPE, v, at, group);
+        return;
     }
+    for (size_t i = 0; i < sizeof decl_kwargs / sizeof *decl_kwargs; i++)
+        if ((v = pe_kwarg(g, decl_kwargs[i].kw, &at)))
+            emit_decl(e, engine, decl_kwargs[i].kw, decl_kwargs[i].key, v, at, group);
 }
 
 /* Whether a keyword argument is spelled, after its last dot, exactly as one of words

@@ -16,7 +16,7 @@ run() {
     return $status
 }
 
-for case in vllm-config k8s helm kserve compose ci sglang trtllm trtllm-engine checkpoint docker robust unrelated; do
+for case in vllm-config k8s helm kserve compose ci sglang trtllm trtllm-engine checkpoint docker robust unrelated ray env; do
     run "$case" "$cfg/$case" .
     got=$?
     # robust/ nests YAML past the depth limit: that run is incomplete, so never clean (exit 2).

@@ -17,7 +17,9 @@ config)
     copy_all 000 $(find "$src/tests/fixtures" -name '*.yaml' | sort)
     copy_all 001 $(find "$src/tests/fixtures" -name '*.json' | sort)
     copy_all 002 $(find "$src/tests/fixtures" -name '*.sh' | sort)
-    copy_all 003 $(find "$src/tests/fixtures" -name 'Dockerfile*' | sort) ;;
+    copy_all 003 $(find "$src/tests/fixtures" -name 'Dockerfile*' | sort)
+    copy_all 004 $(find "$src/tests/fixtures" -name '*.env' -o -name '.env' -o -name '.env.*' | sort)
+    copy_all 010 $(find "$src/tests/fixtures" -name '*.service' | sort) ;;
 project) copy_all "" $(find "$src/tests/fixtures" "$src/examples" -name '.kvlint.yaml' | sort) ;;
 rules) copy_all "" "$src"/rules/*.yaml ;;
 glob)

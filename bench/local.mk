@@ -43,7 +43,7 @@ bench-tree: bench/python-bench$(EXEEXT) src/kvlint$(EXEEXT)
 
 # The C/C++/CUDA front end on a kernel tree (vLLM csrc/, SGLang sgl-kernel/): files, wall and CPU
 # time of `kvlint check -j 2` (best of 3), peak memory, findings. make bench-cxx TREE=DIR
-EXTRA_DIST += bench/cxx.sh
+EXTRA_DIST += bench/cxx.sh bench/cxx.results.md
 .PHONY: bench-cxx
 bench-cxx: src/kvlint$(EXEEXT)
 	@test -n "$(TREE)" || { echo "usage: make bench-cxx TREE=DIR" >&2; exit 2; }

@@ -83,6 +83,10 @@ static bool parse_line(cxx_state *st, char *line, bool cache_only)
         ARENA_PUSH(a, st->limits, arena_strdup(a, f[1]));
     else if (strcmp(f[0], "sentinel") == 0)
         ARENA_PUSH(a, st->sentinels, arena_strdup(a, f[1]));
+    else if (strcmp(f[0], "pch") == 0) {
+        cxx_pch_header h = { arena_strdup(a, f[1]), arena_strdup(a, n >= 3 && strcmp(f[2], "-") != 0 ? f[2] : "") };
+        ARENA_PUSH(a, st->pch_headers, h);
+    }
     else
         return false;
     return true;
@@ -125,6 +129,8 @@ cxx_state *cxx_state_load(const char *datadir, diag_list *diags)
     load_table(st, cxx, false, diags);
     load_table(st, py, true, diags);
     st->budget_seconds = 20;
+    st->budget_bytes = (size_t)1 << 30;
+    st->pch = cxx_pch_new();
     free(dir);
     free(cxx);
     free(py);
@@ -136,6 +142,7 @@ void cxx_state_free(cxx_state *st)
 {
     if (!st)
         return;
+    cxx_pch_free(st->pch);
     arena_free(st->arena);
     free(st);
 }

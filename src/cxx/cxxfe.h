@@ -6,6 +6,7 @@
  *   cxxdata.c   the knowledge table (grammars/cxx/cxx.tsv) plus the shared cache-name patterns
  *   cxxparse.c  libclang: the argument vector (database or defaults, stubs), the translation unit,
  *               its diagnostics as notes, tokens and locations
+ *   cxxpch.c    the run's precompiled system headers, built once per parse setting
  *   cxxeval.c   the walk over the main file's functions: cache pointers, stores, values, conversions
  * It emits store facts located in the source it was handed; it does not analyse headers through
  * the translation units that include them (a scanned header is analysed on its own).
@@ -30,6 +31,13 @@ typedef struct cxx_conv {
     cxx_sat sat;
 } cxx_conv;
 
+typedef struct cxx_pch_header {
+    const char *name;          /* <name> */
+    const char *macro;         /* "" or the macro it needs (__x86_64__ for immintrin.h) */
+} cxx_pch_header;
+
+typedef struct cxx_pch cxx_pch;
+
 typedef struct cxx_state {
     kv_arena *arena;
     const char *stubs;         /* <datadir>/grammars/cxx/stubs */
@@ -37,7 +45,10 @@ typedef struct cxx_state {
     ARENA_VEC(cxx_conv) converts;  /* conversion functions */
     ARENA_VEC(cxx_conv) bits;      /* bit-pattern readers (dtype) */
     ARENA_VEC(const char *) clamp_min, clamp_max, limits, sentinels, cache_names;
-    double budget_seconds;     /* per translation unit */
+    ARENA_VEC(cxx_pch_header) pch_headers;  /* the system headers precompiled once per run */
+    double budget_seconds;     /* per translation unit, parse and analysis */
+    size_t budget_bytes;       /* libclang memory per translation unit */
+    cxx_pch *pch;              /* mutable, behind its own lock (cxxpch.c); NULL: none */
 } cxx_state;
 
 cxx_state *cxx_state_load(const char *datadir, diag_list *diags);
@@ -45,6 +56,16 @@ void cxx_state_free(cxx_state *st);
 const cxx_conv *cxx_find(const cxx_conv *v, size_t n, const char *name);
 bool cxx_in_list(const char *const *v, size_t n, const char *name, size_t len);
 bool cxx_is_cache_name(const cxx_state *st, const char *name, size_t n);
+
+/* ---- precompiled headers (cxxpch.c) ---- */
+
+cxx_pch *cxx_pch_new(void);
+/* Removes the run's precompiled headers and their folder. */
+void cxx_pch_free(cxx_pch *p);
+/* The precompiled header for a file of language lang parsed with args (cxxparse.c's vector without
+ * the prelude), built on first use; NULL when none applies. Thread-safe. */
+const char *cxx_pch_for(const cxx_state *st, const char *lang, const char *const *args, size_t nargs);
+bool cxx_is_include_flag(const char *arg);
 
 /* ---- the prefilter (frontend.c) ---- */
 
@@ -69,7 +90,13 @@ const char *cxx_text(CXTranslationUnit tu, CXCursor c, kv_arena *a);
 
 /* ---- analysis (cxxeval.c) ---- */
 
-void cxx_analyze_unit(const cxx_state *st, CXTranslationUnit tu, const fe_source *src, file_facts *out);
+/* Walk the unit; start is when its parse began (the per-file time budget counts from there; NULL:
+ * from now). */
+struct timespec;
+void cxx_analyze_unit(const cxx_state *st, CXTranslationUnit tu, const fe_source *src, const struct timespec *start,
+                      file_facts *out);
+/* Memory libclang holds for a unit, in bytes (its own accounting: AST, identifiers, sources). */
+size_t cxx_unit_bytes(CXTranslationUnit tu);
 
 extern const frontend cxx_frontend;
 

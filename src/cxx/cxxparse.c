@@ -43,11 +43,6 @@ static void ancestor_includes(kv_arena *a, void *args, const char *path)
     }
 }
 
-static bool is_include_flag(const char *a)
-{
-    return !strcmp(a, "-I") || !strcmp(a, "-isystem") || !strcmp(a, "-idirafter") || !strcmp(a, "-iquote");
-}
-
 static bool is_cuda_sdk(const char *dir)
 {
     char p[PATH_MAX];
@@ -62,6 +57,37 @@ static const char *clang_lang(const char *lang)
     if (strcmp(lang, "c") == 0)
         return "c";
     return "c++";
+}
+
+/* Did libclang refuse the precompiled header (another compiler, a changed setting)? */
+static bool pch_rejected(CXTranslationUnit tu)
+{
+    unsigned n = clang_getNumDiagnostics(tu);
+    bool bad = false;
+    for (unsigned i = 0; i < n && !bad; i++) {
+        CXDiagnostic d = clang_getDiagnostic(tu, i);
+        CXString c = clang_getDiagnosticCategoryText(d);
+        const char *cat = clang_getCString(c);
+        bad = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error && cat && strstr(cat, "Deserialization");
+        clang_disposeString(c);
+        clang_disposeDiagnostic(d);
+    }
+    return bad;
+}
+
+static enum CXErrorCode parse_with(const fe_source *src, const char *const *args, size_t n, CXIndex *idx,
+                                   CXTranslationUnit *tu)
+{
+    *idx = clang_createIndex(0, 0);
+    *tu = NULL;
+    unsigned flags = CXTranslationUnit_KeepGoing | CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles;
+    struct CXUnsavedFile unsaved = { src->path, src->data, (unsigned long)src->len };
+    enum CXErrorCode err = clang_parseTranslationUnit2(*idx, src->path, args, (int)n, &unsaved, 1, flags, tu);
+    if (err != CXError_Success && *tu) {
+        clang_disposeTranslationUnit(*tu);
+        *tu = NULL;
+    }
+    return err;
 }
 
 CXTranslationUnit cxx_parse(const cxx_state *st, const fe_source *src, CXIndex *idx, file_facts *out)
@@ -79,9 +105,8 @@ CXTranslationUnit cxx_parse(const cxx_state *st, const fe_source *src, CXIndex *
         push(a, &args, "-nocudainc");
         push(a, &args, "-nocudalib");
         push(a, &args, "--cuda-host-only");
-        push(a, &args, "-include");
-        push(a, &args, arena_printf(a, "%s/kvlint_cuda_prelude.h", st->stubs));
     }
+    size_t prelude_at = args.n;  /* the prelude or the precompiled headers go here */
     for (size_t i = 0; i < src->nargs; i++) {
         /* The database's language for a .cu file is CUDA already; -x c++ from a host compiler entry
          * of a CUDA file would hide the kernels. */
@@ -91,7 +116,7 @@ CXTranslationUnit cxx_parse(const cxx_state *st, const fe_source *src, CXIndex *
         }
         /* A CUDA SDK on the include path is left out: libclang 14 parses against the stubs, the same
          * on every machine, whether or not the SDK (of whatever version) is installed. */
-        if (is_include_flag(src->args[i]) && i + 1 < src->nargs && is_cuda_sdk(src->args[i + 1])) {
+        if (cxx_is_include_flag(src->args[i]) && i + 1 < src->nargs && is_cuda_sdk(src->args[i + 1])) {
             i++;
             continue;
         }
@@ -102,18 +127,50 @@ CXTranslationUnit cxx_parse(const cxx_state *st, const fe_source *src, CXIndex *
     push(a, &args, "-idirafter");
     push(a, &args, st->stubs);
 
-    *idx = clang_createIndex(0, 0);
+    const char *pch = cxx_pch_for(st, src->lang, args.v, args.n);
+    /* args with the prelude (or the precompiled headers, which hold it) at prelude_at */
+    size_t n = args.n + 2;
+    const char **v = arena_alloc(a, n * sizeof *v);
+    memcpy(v, args.v, prelude_at * sizeof *v);
+    memcpy(v + prelude_at + 2, args.v + prelude_at, (args.n - prelude_at) * sizeof *v);
     CXTranslationUnit tu = NULL;
-    unsigned flags = CXTranslationUnit_KeepGoing | CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles;
-    struct CXUnsavedFile unsaved = { src->path, src->data, (unsigned long)src->len };
-    enum CXErrorCode err = clang_parseTranslationUnit2(*idx, src->path, args.v, (int)args.n, &unsaved, 1, flags, &tu);
-    if (err != CXError_Success || !tu) {
+    enum CXErrorCode err = CXError_Failure;
+    if (pch) {
+        v[prelude_at] = "-include-pch";
+        v[prelude_at + 1] = pch;
+        err = parse_with(src, v, n, idx, &tu);
+        if (tu && pch_rejected(tu)) {
+            clang_disposeTranslationUnit(tu);
+            tu = NULL;
+        }
+        if (!tu)
+            clang_disposeIndex(*idx);
+    }
+    if (!tu) {
+        size_t skip = cuda ? 0 : 2;  /* no prelude outside CUDA */
+        v[prelude_at] = "-include";
+        v[prelude_at + 1] = arena_printf(a, "%s/kvlint_cuda_prelude.h", st->stubs);
+        if (skip)
+            memmove(v + prelude_at, v + prelude_at + 2, (args.n - prelude_at) * sizeof *v);
+        err = parse_with(src, v, n - skip, idx, &tu);
+    }
+    if (!tu) {
         diag_add(&out->diags, DIAG_NOTE, src->path, 0, 0, "not analysed: libclang could not parse it (error %d)", (int)err);
         clang_disposeIndex(*idx);
         *idx = NULL;
         return NULL;
     }
     return tu;
+}
+
+size_t cxx_unit_bytes(CXTranslationUnit tu)
+{
+    CXTUResourceUsage u = clang_getCXTUResourceUsage(tu);
+    size_t total = 0;
+    for (unsigned i = 0; i < u.numEntries; i++)
+        total += u.entries[i].amount;
+    clang_disposeCXTUResourceUsage(u);
+    return total;
 }
 
 /* "'x.h' file not found" -> "x.h". */

@@ -1,8 +1,9 @@
 /*
  * check_cxx.c: unit tests for the C/C++/CUDA front end's pieces that need no golden: the
  * compilation database (nvcc flag translation, both entry forms, relative directories), the
- * front end's claims, and the prefilter's soundness (every fixture file it drops is parsed and
- * analysed anyway, and must give no store fact).
+ * front end's claims, the prefilter's soundness (every fixture file it drops is parsed and
+ * analysed anyway, and must give no store fact), the run's precompiled headers (one per parse
+ * setting, none where an include folder would shadow a header of the set) and the per-file budgets.
  */
 #include <check.h>
 #include <stdio.h>
@@ -189,7 +190,7 @@ static void check_soundness(const char *root, size_t *files, size_t *dropped)
             CXIndex idx;
             CXTranslationUnit tu = cxx_parse(st, &src, &idx, f);
             if (tu) {
-                cxx_analyze_unit(st, tu, &src, f);
+                cxx_analyze_unit(st, tu, &src, NULL, f);
                 clang_disposeTranslationUnit(tu);
                 clang_disposeIndex(idx);
             }
@@ -226,6 +227,91 @@ START_TEST(prefilter_sound_corpus)
 }
 END_TEST
 
+
+/* One precompiled header per parse setting, reused; none for C, for a shadowing include folder. */
+START_TEST(pch_per_setting)
+{
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    cxx_state *st = cxx_state_load(srcdir(), &d);
+    ck_assert_uint_eq(d.items.n, 0);
+    ck_assert_uint_gt(st->pch_headers.n, 5);
+    const char *cuda[] = { "-x", "cuda", "-std=c++17", "-w", "-nocudainc", "-nocudalib", "--cuda-host-only",
+                           "-I", "/nonexistent/inc", "-idirafter", st->stubs };
+    size_t n = sizeof cuda / sizeof *cuda;
+    const char *p1 = cxx_pch_for(st, "cuda", cuda, n);
+    ck_assert_ptr_nonnull(p1);
+    ck_assert_int_eq(access(p1, R_OK), 0);
+    /* another include folder is the same setting */
+    cuda[8] = "/nonexistent/other";
+    ck_assert_ptr_eq(cxx_pch_for(st, "cuda", cuda, n), p1);
+    /* a macro is another setting */
+    const char *defined[] = { "-x", "cuda", "-std=c++17", "-DKV_TEST=1", "-nocudainc", "--cuda-host-only" };
+    const char *p2 = cxx_pch_for(st, "cuda", defined, sizeof defined / sizeof *defined);
+    ck_assert_ptr_nonnull(p2);
+    ck_assert_str_ne(p1, p2);
+    const char *c[] = { "-x", "c" };
+    ck_assert_ptr_null(cxx_pch_for(st, "c", c, 2));
+    /* a project folder with its own <vector>: the file would read that one, so no shared header */
+    char dir[] = "/tmp/kvlint-check-pch.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char *vec = fs_join(dir, "vector");
+    FILE *f = fopen(vec, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    cuda[8] = dir;
+    ck_assert_ptr_null(cxx_pch_for(st, "cuda", cuda, n));
+    unlink(vec);
+    rmdir(dir);
+    free(vec);
+    char *held = xstrdup(p1);
+    cxx_state_free(st);
+    ck_assert_int_ne(access(held, F_OK), 0); /* removed with the state */
+    free(held);
+    arena_free(a);
+}
+END_TEST
+
+/* Analyse one fixture file through the front end with the given budgets; its store count. */
+static size_t analyse_with(double seconds, size_t bytes, const char *expect_note)
+{
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    cxx_state *st = cxx_state_load(srcdir(), &d);
+    st->budget_seconds = seconds;
+    st->budget_bytes = bytes;
+    char *path = fs_join(srcdir(), "tests/fixtures/cxx/half_cache/write_half.cu");
+    char *data;
+    size_t len;
+    const char *err;
+    ck_assert_int_eq(fs_read_file(path, 1 << 20, &data, &len, &err), FS_OK);
+    file_facts *f = file_facts_new(path);
+    fe_source src = { .path = f->path, .data = data, .len = len, .lang = "cuda" };
+    fe_context ctx = { .state = st };
+    cxx_frontend.analyze(&src, &ctx, f);
+    size_t stores = f->stores.n;
+    bool noted = false;
+    for (size_t i = 0; i < f->diags.items.n; i++)
+        noted |= f->diags.items.v[i].limit && strstr(f->diags.items.v[i].msg, expect_note) != NULL;
+    ck_assert_msg(noted == (expect_note[0] != '\0'), "budget note '%s' %s", expect_note, noted ? "given" : "missing");
+    file_facts_free(f);
+    free(data);
+    free(path);
+    cxx_state_free(st);
+    arena_free(a);
+    return stores;
+}
+
+START_TEST(budgets)
+{
+    ck_assert_uint_gt(analyse_with(20, (size_t)1 << 30, ""), 0);
+    ck_assert_uint_eq(analyse_with(20, 1, "over the 0 MB budget per file"), 0);
+    ck_assert_uint_eq(analyse_with(-1, (size_t)1 << 30, "over the -1 s budget per file"), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cxx");
@@ -236,6 +322,8 @@ int main(void)
     tcase_add_test(t, claims);
     tcase_add_test(t, prefilter_sound_fixtures);
     tcase_add_test(t, prefilter_sound_corpus);
+    tcase_add_test(t, pch_per_setting);
+    tcase_add_test(t, budgets);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_ENV);

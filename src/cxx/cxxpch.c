@@ -1,0 +1,239 @@
+/*
+ * cxxpch.c: the run's precompiled headers, so that the system headers every kernel file includes
+ * (the C++ library, the compiler's intrinsics, for CUDA the stub prelude) are parsed once per run
+ * instead of once per file.
+ *
+ * A precompiled header is built on first use for each distinct parse setting: the language and
+ * every argument that changes what a header means (-D, -U, -std, -include, -x, ...), that is all
+ * of a file's arguments except its include folders. It holds the `pch` headers of
+ * grammars/cxx/cxx.tsv (each under `__has_include`, an arch-specific one under its macro), then,
+ * for CUDA, the stub prelude; their function bodies are skipped (kvlint analyses only the main
+ * file's functions; declarations, types and macros are what the file needs from them). A file
+ * then parses with `-include-pch` instead of the prelude, as if those headers were included first;
+ * its own `#include <vector>` finds the header's guard defined and costs nothing.
+ *
+ * A file does not use one when one of its include folders holds a file named like a header of
+ * the set (the file would have read that one instead), when the set's parse had errors, or when
+ * the run already holds CXX_PCH_MAX settings. cxxparse.c parses again without it when libclang
+ * rejects it. The files live in a private temporary folder removed by cxx_pch_free().
+ *
+ * The one mutable object of the front end: threads share it under its mutex (held while a header
+ * is built, so a second thread that needs the same setting waits for it instead of building it
+ * again).
+ */
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cxx/cxxfe.h"
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+
+enum { CXX_PCH_MAX = 8 };
+
+typedef struct pch_entry {
+    char *key;                 /* language and setting arguments, NUL-separated, as one string */
+    size_t key_len;
+    char *path;                /* NULL: the setting's header could not be built */
+} pch_entry;
+
+struct cxx_pch {
+    pthread_mutex_t lock;
+    char dir[PATH_MAX];        /* "" until the first header is built */
+    pch_entry entries[CXX_PCH_MAX];
+    size_t n;
+};
+
+cxx_pch *cxx_pch_new(void)
+{
+    cxx_pch *p = xcalloc(1, sizeof *p);
+    pthread_mutex_init(&p->lock, NULL);
+    return p;
+}
+
+void cxx_pch_free(cxx_pch *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n; i++) {
+        if (p->entries[i].path) {
+            unlink(p->entries[i].path);
+            char *h = xstrdup(p->entries[i].path);
+            h[strlen(h) - 4] = '\0'; /* "x.h.pch" -> "x.h" */
+            unlink(h);
+            free(h);
+        }
+        free(p->entries[i].path);
+        free(p->entries[i].key);
+    }
+    if (p->dir[0])
+        rmdir(p->dir);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+bool cxx_is_include_flag(const char *a)
+{
+    return !strcmp(a, "-I") || !strcmp(a, "-isystem") || !strcmp(a, "-idirafter") || !strcmp(a, "-iquote");
+}
+
+/* The setting of an argument vector: everything but include folders (and the file's language). */
+static char *setting_key(const char *lang, const char *const *args, size_t nargs, size_t *len)
+{
+    size_t n = strlen(lang) + 1;
+    for (size_t i = 0; i < nargs; i++)
+        n += strlen(args[i]) + 1;
+    char *k = xmalloc(n), *p = k;
+    p += sprintf(p, "%s", lang) + 1;
+    for (size_t i = 0; i < nargs; i++) {
+        if (cxx_is_include_flag(args[i]) && i + 1 < nargs) {
+            i++;
+            continue;
+        }
+        p += sprintf(p, "%s", args[i]) + 1;
+    }
+    *len = (size_t)(p - k);
+    return k;
+}
+
+/* Would one of the file's include folders give it another header than the set's? */
+static bool shadows_a_header(const cxx_state *st, const char *const *args, size_t nargs)
+{
+    for (size_t i = 0; i + 1 < nargs; i++) {
+        if (strcmp(args[i], "-I") != 0 && strcmp(args[i], "-isystem") != 0)
+            continue;
+        for (size_t h = 0; h < st->pch_headers.n; h++) {
+            char *p = fs_join(args[i + 1], st->pch_headers.v[h].name);
+            bool there = access(p, F_OK) == 0;
+            free(p);
+            if (there)
+                return true;
+        }
+        i++;
+    }
+    return false;
+}
+
+static char *header_text(const cxx_state *st, bool cuda)
+{
+    size_t cap = 256;
+    for (size_t h = 0; h < st->pch_headers.n; h++)
+        cap += 2 * strlen(st->pch_headers.v[h].name) + strlen(st->pch_headers.v[h].macro) + 64;
+    cap += strlen(st->stubs) + 64;
+    char *s = xmalloc(cap), *p = s;
+    p += sprintf(p, "/* kvlint: the system headers parsed once per run (src/cxx/cxxpch.c) */\n");
+    for (size_t h = 0; h < st->pch_headers.n; h++) {
+        const cxx_pch_header *e = &st->pch_headers.v[h];
+        if (*e->macro)
+            p += sprintf(p, "#if defined(%s) && __has_include(<%s>)\n", e->macro, e->name);
+        else
+            p += sprintf(p, "#if __has_include(<%s>)\n", e->name);
+        p += sprintf(p, "#include <%s>\n#endif\n", e->name);
+    }
+    if (cuda)
+        p += sprintf(p, "#include \"%s/kvlint_cuda_prelude.h\"\n", st->stubs);
+    return s;
+}
+
+static bool has_errors(CXTranslationUnit tu)
+{
+    unsigned n = clang_getNumDiagnostics(tu);
+    bool bad = false;
+    for (unsigned i = 0; i < n && !bad; i++) {
+        CXDiagnostic d = clang_getDiagnostic(tu, i);
+        bad = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error;
+        clang_disposeDiagnostic(d);
+    }
+    return bad;
+}
+
+/* Build the header of one setting into p->dir; the path of the .pch, or NULL. Lock held. */
+static char *build(cxx_pch *p, const cxx_state *st, const char *lang, const char *const *args, size_t nargs)
+{
+    if (!p->dir[0]) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(p->dir, sizeof p->dir, "%s/kvlint-pch.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(p->dir)) {
+            p->dir[0] = '\0';
+            return NULL;
+        }
+    }
+    bool cuda = strcmp(lang, "cuda") == 0;
+    char name[PATH_MAX + 64];
+    snprintf(name, sizeof name, "%s/set%zu.%s", p->dir, p->n, cuda ? "cuh" : "hpp");
+    char *text = header_text(st, cuda);
+    FILE *f = fopen(name, "w");
+    bool written = f && fputs(text, f) >= 0;
+    if (f && fclose(f) != 0)
+        written = false;
+    free(text);
+    if (!written) {
+        unlink(name);
+        return NULL;
+    }
+    /* The setting's arguments (no include folders: the set is found where the compiler finds
+     * system headers) and the stubs, as cxxparse.c gives them to a file. */
+    const char **v = xmalloc((nargs + 2) * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < nargs; i++) {
+        /* A file's forced includes (-include x.h) come after the set, as before it: not in it. */
+        if ((cxx_is_include_flag(args[i]) || !strcmp(args[i], "-include")) && i + 1 < nargs) {
+            i++;
+            continue;
+        }
+        v[n++] = args[i];
+    }
+    v[n++] = "-idirafter";
+    v[n++] = st->stubs;
+    CXIndex idx = clang_createIndex(0, 0);
+    CXTranslationUnit tu = NULL;
+    unsigned flags = CXTranslationUnit_Incomplete | CXTranslationUnit_ForSerialization |
+                     CXTranslationUnit_SkipFunctionBodies | CXTranslationUnit_KeepGoing;
+    enum CXErrorCode err = clang_parseTranslationUnit2(idx, name, v, (int)n, NULL, 0, flags, &tu);
+    free(v);
+    char *out = NULL;
+    if (err == CXError_Success && tu && !has_errors(tu)) {
+        char pch[PATH_MAX + 72];
+        snprintf(pch, sizeof pch, "%s.pch", name);
+        if (clang_saveTranslationUnit(tu, pch, clang_defaultSaveOptions(tu)) == CXSaveError_None)
+            out = xstrdup(pch);
+    }
+    if (tu)
+        clang_disposeTranslationUnit(tu);
+    clang_disposeIndex(idx);
+    if (!out)
+        unlink(name);
+    return out;
+}
+
+const char *cxx_pch_for(const cxx_state *st, const char *lang, const char *const *args, size_t nargs)
+{
+    cxx_pch *p = st->pch;
+    if (!p || !st->pch_headers.n || strcmp(lang, "c") == 0 || shadows_a_header(st, args, nargs))
+        return NULL;
+    size_t len;
+    char *key = setting_key(lang, args, nargs, &len);
+    const char *path = NULL;
+    pthread_mutex_lock(&p->lock);
+    size_t i = 0;
+    while (i < p->n && !(p->entries[i].key_len == len && memcmp(p->entries[i].key, key, len) == 0))
+        i++;
+    if (i < p->n) {
+        path = p->entries[i].path;
+        free(key);
+    } else if (p->n < CXX_PCH_MAX) {
+        pch_entry *e = &p->entries[p->n];
+        e->path = build(p, st, lang, args, nargs);
+        e->key = key;
+        e->key_len = len;
+        p->n++;
+        path = e->path;
+    } else {
+        free(key);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return path;
+}

@@ -302,6 +302,22 @@ bool ev_wants_store(const rule *r, const store_fact *s)
     return (r->operands >> s->operand) & 1u;
 }
 
+/* A value computed from checkpoint fields, under deployment d: the number it is there, false while
+ * any field is unknown. A field read as it is (`config.mask_value`, `-config.x`) is what the same
+ * literal would be (a sentinel from KV_SENTINEL_MAGNITUDE on); arithmetic makes an ordinary float, as
+ * arithmetic on literals does (`10**9`, pyfe.h). */
+static bool resolve_expr(const kv_value *v, const deployment *d, kv_value *out)
+{
+    double x;
+    if (!d || !kv_expr_eval(v->expr, deployment_field_fn, d, &x))
+        return false;
+    const kv_expr *e = v->expr->op == KX_NEG ? v->expr->a : v->expr;
+    *out = *v;
+    out->kind = e->op == KX_FIELD && fabs(x) >= KV_SENTINEL_MAGNITUDE ? VK_SENTINEL : VK_FLOAT;
+    out->lo = out->hi = x;
+    return true;
+}
+
 void ev_each_stored_value(ectx *c, unsigned flags, stored_value_fn fn)
 {
     const deployment *const *deps;
@@ -313,13 +329,18 @@ void ev_each_stored_value(ectx *c, unsigned flags, stored_value_fn fn)
                 continue;
             for (size_t vi = 0; vi < s->nvalues; vi++) {
                 const kv_value *v = &s->values[vi];
-                if (!ev_wants_value(c->r, v))
+                if (!v->expr && !ev_wants_value(c->r, v))
                     continue;
                 size_t nd = ev_scope(c, fi, &deps);
-                if ((flags & WALK_FIXED_DTYPE_ONCE) && s->cache_dtype.kind == DREF_CONCRETE && nd)
+                if ((flags & WALK_FIXED_DTYPE_ONCE) && s->cache_dtype.kind == DREF_CONCRETE && nd && !v->expr)
                     nd = 1;
-                for (size_t di = 0; di < nd; di++)
-                    fn(c, s, v, deps[di]);
+                for (size_t di = 0; di < nd; di++) {
+                    kv_value known;
+                    if (!v->expr)
+                        fn(c, s, v, deps[di]);
+                    else if (resolve_expr(v, deps[di], &known) && ev_wants_value(c->r, &known))
+                        fn(c, s, &known, deps[di]); /* unknown fields: no value, no finding */
+                }
             }
         }
     }

@@ -72,7 +72,11 @@ static void print_json(const session *s)
     json_array_end(w);
     json_key(w, "dtypes");
     json_array_begin(w);
-    EACH_FACT(s, decls, json_dtype_decl);
+    /* checkpoint fields are shown where code reads them: under each deployment's checkpoint_fields */
+    for (size_t fi = 0; fi < s->scan->n; fi++)
+        for (size_t k = 0; k < s->scan->files[fi]->decls.n; k++)
+            if (s->scan->files[fi]->decls.v[k].key != DECL_CKPT_FIELD)
+                json_dtype_decl(w, &s->scan->files[fi]->decls.v[k]);
     json_array_end(w);
     json_key(w, "suppressions");
     json_array_begin(w);
@@ -144,6 +148,8 @@ static void print_text(const session *s)
         }
         for (size_t k = 0; k < f->decls.n; k++) {
             const dtype_decl *x = &f->decls.v[k];
+            if (x->key == DECL_CKPT_FIELD)
+                continue;
             printf("%s:%u:%u: %s %s = %s (%s, %s)\n", x->loc.path, x->loc.line, x->loc.col,
                    x->engine ? x->engine : "unknown", decl_key_name(x->key), x->raw ? x->raw : "",
                    x->carrier ? x->carrier : "?",

@@ -247,6 +247,8 @@ void cfg_emit(cfg_ctx *c, const cfg_option *opt, const cfg_word *value, const ch
     case DECL_PLATFORM:
         new_decl(c, opt->key, value, engine, carrier, group);
         break;
+    case DECL_CKPT_FIELD:
+        break; /* no option declares one: checkpoint configs only (cfg_yaml.c) */
     }
 }
 

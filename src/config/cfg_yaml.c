@@ -14,6 +14,8 @@
  * `bash -c` scripts). See docs/deployments.md for the heuristics and their reasons.
  * It does not evaluate Helm templates, compose variable interpolation or YAML merge keys.
  */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/cfg.h"
@@ -176,6 +178,27 @@ static const char *const checkpoint_ranges[] = {
     "n_routed_experts", NULL,
 };
 
+static bool in_list(const char *const *list, const char *s);
+
+/* Every other numeric field of a checkpoint config (`attention_multiplier: 0.0078125`), top level and
+ * text_config's where the top level has none: the values code reads as `config.x` (pyconfig.c). */
+static void checkpoint_fields(yw *y, const ynode *m, const ynode *top, int group)
+{
+    for (size_t i = 0; m && m->kind == YN_MAP && i + 1 < m->nkids; i += 2) {
+        const char *k = yscalar(deref(y, m->kids[i]));
+        const ynode *v = deref(y, m->kids[i + 1]);
+        if (!k || !v || v->kind != YN_SCALAR || v->style != YAML_PLAIN_SCALAR_STYLE || is_null(v) ||
+            in_list(checkpoint_ranges, k) || (top && get(y, top, k)))
+            continue;
+        char *end;
+        double x = strtod(v->val, &end);
+        if (end == v->val || *end || !isfinite(x))
+            continue; /* true, false, a string */
+        cfg_word w = yword(y, v);
+        cfg_emit_number(y->c, DECL_CKPT_FIELD, k, x, &w, "hf", "hf-config", group);
+    }
+}
+
 static void hf_config(yw *y, const ynode *root)
 {
     int group = y->c->next_group++;
@@ -199,6 +222,9 @@ static void hf_config(yw *y, const ynode *root)
             v = get(y, text, checkpoint_ranges[i]);
         emit_range(y, checkpoint_ranges[i], v, "hf", "hf-config", group);
     }
+    checkpoint_fields(y, root, NULL, group);
+    if (text && text->kind == YN_MAP)
+        checkpoint_fields(y, text, root, group);
 }
 
 static void modelopt_config(yw *y, const ynode *root)

@@ -108,6 +108,7 @@ const char *decl_key_name(decl_key k)
     case DECL_SKIP_LAYERS: return "skip_layers";
     case DECL_KV_SCHEME: return "kv_scheme";
     case DECL_PLATFORM: return "platform";
+    case DECL_CKPT_FIELD: return "checkpoint_field";
     }
     return "kv_cache_dtype";
 }

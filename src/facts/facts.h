@@ -49,6 +49,9 @@ typedef struct dtype_ref {
 
 /* ---- abstract values ---- */
 
+/* A literal of at least this magnitude is a sentinel (VK_SENTINEL), below it an ordinary float. */
+#define KV_SENTINEL_MAGNITUDE 1e4
+
 typedef enum value_kind {
     VK_UNKNOWN,   /* activations, buffers: never a finding on their own */
     VK_SENTINEL,  /* a special value used as a tool: -1e9, -10000.0, +-inf, finfo(D).min/max */
@@ -68,6 +71,35 @@ typedef struct kv_step {
     kv_loc loc;
     const char *what;  /* "assigned to k", "torch.cat into k", "passed to self.attn as key" */
 } kv_step;
+
+/*
+ * A value computed from checkpoint config fields (`config.control_token_gain /
+ * config.attention_multiplier`): a tree over field leaves and constants, evaluated per deployment
+ * from its checkpoint's config.json (check/), in double arithmetic as Python computes it. A leaf of
+ * `getattr(cfg, "x", default)` carries the default, which applies when the checkpoint has no field x.
+ */
+typedef enum kv_expr_op { KX_CONST, KX_FIELD, KX_ADD, KX_SUB, KX_MUL, KX_DIV, KX_POW, KX_NEG } kv_expr_op;
+
+typedef struct kv_expr {
+    kv_expr_op op;
+    double num;                  /* KX_CONST; KX_FIELD: the default when has_default */
+    const char *field;           /* KX_FIELD: the config.json key, "attention_multiplier" */
+    bool has_default;
+    const struct kv_expr *a, *b; /* operands (b NULL for KX_NEG) */
+} kv_expr;
+
+/* Look a field up: KV_FIELD_FOUND with its value; KV_FIELD_ABSENT when the checkpoint is known and has
+ * no such numeric field (a getattr default then applies); KV_FIELD_UNKNOWN when no checkpoint is. */
+typedef enum kv_field_lookup { KV_FIELD_UNKNOWN, KV_FIELD_ABSENT, KV_FIELD_FOUND } kv_field_lookup;
+typedef kv_field_lookup (*kv_field_fn)(const void *ctx, const char *field, double *out);
+/* The value of e, or false (some field unknown, a division by zero, a NaN). */
+bool kv_expr_eval(const kv_expr *e, kv_field_fn lookup, const void *ctx, double *out);
+/* Append "control_token_gain / attention_multiplier" to sb (fields by name, constants as the
+ * shortest %g that reads back, subexpressions parenthesised). */
+struct strbuf;
+void kv_expr_format(struct strbuf *sb, const kv_expr *e);
+/* Append each distinct field name of e to names (up to cap); returns the new count. */
+size_t kv_expr_fields(const kv_expr *e, const char **names, size_t n, size_t cap);
 
 /*
  * A value as the front end knows it. The concrete part is the closed interval [lo, hi] (a constant
@@ -91,6 +123,8 @@ typedef struct kv_value {
     kv_loc origin;            /* where the value is made: the line a developer edits */
     const kv_step *steps;     /* origin -> ... -> use, in order */
     size_t nsteps;
+    const kv_expr *expr;      /* VK_UNKNOWN computed from checkpoint fields, or NULL: the value becomes
+                                 known per deployment (check/ evaluates it; docs/facts.md) */
 } kv_value;
 
 /* ---- facts ---- */
@@ -174,7 +208,8 @@ typedef enum decl_key {
     DECL_ID_RANGE,         /* range_name = number (max id / length) */
     DECL_SKIP_LAYERS,      /* --kv-cache-dtype-skip-layers: raw list */
     DECL_KV_SCHEME,        /* checkpoint KV quantisation scheme (quantization_config / hf_quant_config) */
-    DECL_PLATFORM          /* "rocm" / "cuda" */
+    DECL_PLATFORM,         /* "rocm" / "cuda" */
+    DECL_CKPT_FIELD        /* a numeric checkpoint config.json field: range_name = number */
 } decl_key;
 
 typedef struct dtype_decl {

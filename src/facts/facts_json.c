@@ -70,6 +70,19 @@ void json_value_object(json_writer *w, const kv_value *v)
     } else if (v->sym == SYM_NONE && v->kind != VK_UNKNOWN) {
         json_kv_number(w, "max", v->hi);
     }
+    if (v->expr) {
+        const char *names[16];
+        size_t n = kv_expr_fields(v->expr, names, 0, sizeof names / sizeof *names);
+        strbuf sb = STRBUF_INIT;
+        kv_expr_format(&sb, v->expr);
+        json_kv_string(w, "expr", sb_str(&sb));
+        sb_release(&sb);
+        json_key(w, "fields");
+        json_array_begin(w);
+        for (size_t i = 0; i < n; i++)
+            json_string(w, names[i]);
+        json_array_end(w);
+    }
     if (v->family)
         json_kv_string(w, "family", v->family);
     if (v->binary32)
@@ -172,6 +185,7 @@ void json_dtype_decl(json_writer *w, const dtype_decl *d)
         break;
     case DECL_KV_SCALES:
     case DECL_ID_RANGE:
+    case DECL_CKPT_FIELD:
         json_kv_number(w, "value", d->number);
         break;
     case DECL_SKIP_LAYERS:
@@ -180,7 +194,7 @@ void json_dtype_decl(json_writer *w, const dtype_decl *d)
         break;
     }
     if (d->range_name)
-        json_kv_string(w, "range", d->range_name);
+        json_kv_string(w, d->key == DECL_CKPT_FIELD ? "field" : "range", d->range_name);
     json_kv_string(w, "raw", d->raw);
     if (d->implicit)
         json_kv_bool(w, "implicit", true);

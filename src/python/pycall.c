@@ -332,6 +332,8 @@ static aval eval_call(ev *e, TSNode call, written_args *written)
             }
             return g.posv[0].tag == AV_VALUES && !g.posv[0].tensor ? g.posv[0] : av_unknown();
         }
+        if (strcmp(name, "getattr") == 0 && pe_config_getattr(e, call, &g, &r))
+            return r;
         aval inst = pe_class_instance(e, name, call, &g);
         if (inst.tag == AV_SINKOBJ)
             return inst;

@@ -291,6 +291,12 @@ kv_value pe_value_make(ev *e, value_kind k, double lo, double hi, TSNode at);
 aval pe_number_value(ev *e, double x, TSNode at);
 aval pe_eval(ev *e, TSNode n);
 
+/* ---- checkpoint config fields (pyconfig.c) ---- */
+/* `objn.attr` on the model's config object: a symbolic field value in *out. */
+bool pe_config_attr(ev *e, TSNode attr_node, TSNode objn, const aval *obj, const char *attr, aval *out);
+/* getattr(config, "x"[, constant default]): a symbolic field value in *out. */
+bool pe_config_getattr(ev *e, TSNode call, const args *g, aval *out);
+
 /* ---- statements and the file (pystmt.c) ---- */
 void pe_exec_block(ev *e, TSNode n);
 

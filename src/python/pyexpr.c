@@ -113,6 +113,9 @@ static aval eval_attribute(ev *e, TSNode n)
     const char *fam = py_name_family(attr, strlen(attr));
     if (fam)
         return pe_family_value(e, fam, n);
+    aval field;
+    if (pe_config_attr(e, n, objn, &obj, attr, &field))
+        return field;
     return av_unknown();
 }
 
@@ -238,7 +241,7 @@ static aval eval_binary(ev *e, TSNode n)
                 pe_emit_arith_signed(e, ARITH_SENTINEL_PLUS, n, sv, minus && rs, &ov, minus && ls, &d);
         }
     }
-    return av_arith(e->s, op, &l, &r, pe_loc_of(e, n), pe_text_of(e, n));
+    return av_arith(e->s, e->a, op, &l, &r, pe_loc_of(e, n), pe_text_of(e, n));
 }
 
 static aval eval_seq(ev *e, TSNode n)
@@ -320,7 +323,7 @@ static aval eval_unary(ev *e, TSNode n)
     aval x = pe_eval(e, pe_fld(e, n, F_argument));
     const char *o = ts_node_type(op);
     if (strcmp(o, "-") == 0)
-        return av_negate(e->s, &x, pe_loc_of(e, n), pe_text_of(e, n));
+        return av_negate(e->s, e->a, &x, pe_loc_of(e, n), pe_text_of(e, n));
     if (strcmp(o, "~") == 0) {
         /* ~ of a float raises, so the operand is a bool or an integer: a bool mask unless it is
          * known to hold integers (an int tensor, a Python int constant) */

@@ -35,7 +35,7 @@
 /* A literal (or finfo/iinfo/inf spelling) whose magnitude is at least this is a sentinel. Arithmetic
  * keeps a value a sentinel but never makes one: `10**9` is an ordinary float. -10000.0 (the classic
  * BERT mask) is the smallest mask constant in common use, hence the threshold. */
-#define PY_SENTINEL_MAGNITUDE 1e4
+#define PY_SENTINEL_MAGNITUDE KV_SENTINEL_MAGNITUDE
 
 /* ---- sinks (pysinks.c) ----
  *

@@ -218,7 +218,7 @@ static void exec_augmented(ev *e, TSNode s)
         pe_write_into(e, left, r, s, "[]=");
     } else {
         aval l = pe_eval(e, left);
-        pe_assign(e, left, arith ? av_arith(e->s, op, &l, &r, pe_loc_of(e, s), pe_text_of(e, s))
+        pe_assign(e, left, arith ? av_arith(e->s, e->a, op, &l, &r, pe_loc_of(e, s), pe_text_of(e, s))
                                  : av_unknown(), s);
     }
 }

@@ -65,7 +65,7 @@ bool av_single(const aval *x, double *out)
     if (x->tag != AV_VALUES || x->n != 1 || x->other)
         return false;
     const kv_value *v = &x->vals[0].v;
-    if (v->sym != SYM_NONE || v->hi_sym || v->hi_unknown || v->lo != v->hi)
+    if (v->sym != SYM_NONE || v->hi_sym || v->hi_unknown || v->expr || v->lo != v->hi)
         return false;
     *out = v->lo;
     return true;
@@ -73,7 +73,7 @@ bool av_single(const aval *x, double *out)
 
 static bool same_value(const kv_value *a, const kv_value *b)
 {
-    if (a->kind != b->kind || a->sym != b->sym || a->origin.line != b->origin.line
+    if (a->kind != b->kind || a->sym != b->sym || (a->expr == NULL) != (b->expr == NULL) || a->origin.line != b->origin.line
         || a->origin.col != b->origin.col)
         return false;
     if ((a->origin.path == NULL) != (b->origin.path == NULL)
@@ -199,7 +199,7 @@ static bool is_integral(double x)
 
 static bool concrete(const kv_value *v)
 {
-    return v->sym == SYM_NONE && !v->hi_sym && !v->hi_unknown;
+    return v->sym == SYM_NONE && !v->hi_sym && !v->hi_unknown && !v->expr;
 }
 
 static bool constant(const kv_value *v, double *c)
@@ -300,14 +300,55 @@ static value_kind result_kind(char op, const kv_value *p, const kv_value *q, dou
     return VK_FLOAT;
 }
 
+/* A checkpoint-field expression operand: its tree, or a constant as a leaf; NULL for anything else
+ * (an interval, a sentinel, an id range: the result is not one expression). */
+static const kv_expr *expr_operand(kv_arena *keep, const kv_value *v)
+{
+    double c;
+    if (v->expr)
+        return v->expr;
+    if (!constant(v, &c))
+        return NULL;
+    kv_expr *x = arena_zalloc(keep, sizeof *x);
+    x->op = KX_CONST;
+    x->num = c;
+    return x;
+}
+
+/* p op q where an operand is computed from checkpoint fields: the expression (p op q), unknown until a
+ * deployment's checkpoint gives the fields. */
+static bool expr_op(kv_arena *keep, char op, const kv_value *a, const kv_value *b, pv *out, kv_loc where,
+                    const char *text)
+{
+    const kv_expr *x = expr_operand(keep, a), *y = expr_operand(keep, b);
+    kv_expr_op k = op == '+' ? KX_ADD : op == '-' ? KX_SUB : op == '*' ? KX_MUL : op == '/' ? KX_DIV
+                   : op == 'p' ? KX_POW : KX_CONST;
+    if (!x || !y || k == KX_CONST)
+        return false;
+    kv_expr *r = arena_zalloc(keep, sizeof *r);
+    r->op = k;
+    r->a = x;
+    r->b = y;
+    out->v.kind = VK_UNKNOWN;
+    out->v.lo = -INFINITY;
+    out->v.hi = INFINITY;
+    out->v.sym_scale = 1;
+    out->v.text = text;
+    out->v.origin = where;
+    out->v.expr = r;
+    return true;
+}
+
 /* p op q; false if the result cannot be expressed (it becomes `other`). */
-static bool pv_op(char op, const pv *p, const pv *q, pv *out, kv_loc where, const char *text)
+static bool pv_op(kv_arena *facts, char op, const pv *p, const pv *q, pv *out, kv_loc where, const char *text)
 {
     const kv_value *a = &p->v, *b = &q->v;
     double c;
     memset(out, 0, sizeof *out);
     out->cons = p->cons ? p->cons : q->cons;
     out->arg = p->arg || q->arg;
+    if (a->expr || b->expr)
+        return expr_op(facts, op, a, b, out, where, text);
     if (a->sym != SYM_NONE || b->sym != SYM_NONE) {
         if (a->sym != SYM_NONE && b->sym != SYM_NONE) {
             out->v = *a;  /* two planes: keep one; the caller records the sum */
@@ -352,7 +393,8 @@ static char op_char(const char *op)
     return op[0];
 }
 
-aval av_arith(kv_arena *a, const char *op, const aval *x, const aval *y, kv_loc where, const char *text)
+aval av_arith(kv_arena *a, kv_arena *keep, const char *op, const aval *x, const aval *y, kv_loc where,
+              const char *text)
 {
     if (x->tag != AV_VALUES || y->tag != AV_VALUES)
         return av_unknown();
@@ -374,7 +416,7 @@ aval av_arith(kv_arena *a, const char *op, const aval *x, const aval *y, kv_loc 
     for (size_t i = 0; i < x->n; i++)
         for (size_t j = 0; j < y->n; j++) {
             pv r;
-            if (pv_op(o, &x->vals[i], &y->vals[j], &r, where, text))
+            if (pv_op(keep, o, &x->vals[i], &y->vals[j], &r, where, text))
                 vset_add(&s, &r);
             else
                 other = true;
@@ -390,7 +432,7 @@ aval av_arith(kv_arena *a, const char *op, const aval *x, const aval *y, kv_loc 
     return vset_aval(a, &s, shape);
 }
 
-aval av_negate(kv_arena *a, const aval *x, kv_loc where, const char *text)
+aval av_negate(kv_arena *a, kv_arena *keep, const aval *x, kv_loc where, const char *text)
 {
     if (x->tag != AV_VALUES)
         return av_unknown();
@@ -401,6 +443,16 @@ aval av_negate(kv_arena *a, const aval *x, kv_loc where, const char *text)
         kv_value *v = &r.v;
         if (v->hi_sym || v->hi_unknown) {
             other = true;
+            continue;
+        }
+        if (v->expr) {  /* -config.x */
+            kv_expr *n = arena_zalloc(keep, sizeof *n);
+            n->op = KX_NEG;
+            n->a = v->expr;
+            v->expr = n;
+            v->origin = where;
+            v->text = text;
+            vset_add(&s, &r);
             continue;
         }
         double lo = v->lo;

@@ -85,8 +85,10 @@ aval av_join(kv_arena *a, const aval *x, const aval *y);
 aval av_step(kv_arena *a, kv_arena *keep, const aval *x, kv_loc loc, const char *what);
 /* Arithmetic. op is one of "+", "-", "*", "/", "**", "neg". Values that cannot be followed
  * (NaN, unknown operands) turn into `other`. */
-aval av_arith(kv_arena *a, const char *op, const aval *x, const aval *y, kv_loc where, const char *text);
-aval av_negate(kv_arena *a, const aval *x, kv_loc where, const char *text);
+/* keep: the facts arena, for what a result may point to (a checkpoint-field expression). */
+aval av_arith(kv_arena *a, kv_arena *keep, const char *op, const aval *x, const aval *y, kv_loc where,
+              const char *text);
+aval av_negate(kv_arena *a, kv_arena *keep, const aval *x, kv_loc where, const char *text);
 /* x times a 0/1 tensor: every value v becomes [min(0, lo), max(0, hi)], and 0 is held too. */
 aval av_times_binary(kv_arena *a, const aval *x);
 /* Drop the sentinels (torch.maximum(x, finfo.min) and clamp keep x's other values). */

@@ -28,6 +28,7 @@ typedef struct checkpoint {
     const dtype_decl *model;
     const dtype_decl *kv_scheme;
     ARENA_VEC(const dtype_decl *) ranges;
+    ARENA_VEC(const dtype_decl *) fields;  /* numeric config.json fields, the id ranges among them */
 } checkpoint;
 
 typedef struct resolver {
@@ -41,6 +42,8 @@ typedef struct resolver {
     const char *ckpt_problem;      /* why no checkpoint applies, when several exist */
     ARENA_VEC(deployment) out;
     ARENA_VEC(struct group_decls) groups;
+    const char *const *read_fields;  /* checkpoint fields the code reads */
+    size_t nread_fields;
 } resolver;
 
 static bool is_checkpoint_carrier(const char *carrier)
@@ -84,6 +87,8 @@ static void collect_checkpoints(resolver *r, file_facts *const *files, size_t nf
                 c->kv_scheme = d;
             else if (d->key == DECL_ID_RANGE)
                 ARENA_PUSH(r->a, c->ranges, d);
+            if (d->key == DECL_ID_RANGE || d->key == DECL_CKPT_FIELD)
+                ARENA_PUSH(r->a, c->fields, d);
         }
     }
     if (r->opt && r->opt->model_config) {
@@ -390,6 +395,12 @@ static void finish(resolver *r, const group_decls *g)
     const char *why;
     const checkpoint *ck = checkpoint_of(r, g ? g->path : NULL, &why);
     deployment d = { .rocm = r->rocm || (g && g->rocm), .engine = g ? g->engine : NULL };
+    d.ckpt_dir = ck ? ck->dir : NULL;
+    d.ckpt_why = ck ? NULL : why ? why : "no checkpoint config.json was found (--model-config)";
+    d.ckpt_fields = ck ? ck->fields.v : NULL;
+    d.nckpt_fields = ck ? ck->fields.n : 0;
+    d.read_fields = r->read_fields;
+    d.nread_fields = r->nread_fields;
     d.model = resolve_model(r, d.engine, g ? g->model : NULL, ck, why);
     d.kv = resolve_kv(r, d.rocm, g ? g->kv : NULL, ck, &d.model);
     if (g && g->config_missing) {
@@ -450,7 +461,8 @@ static void take(group_decls *g, const dtype_decl *d, resolver *r)
     case DECL_SKIP_LAYERS: g->skip = d; break;
     case DECL_ID_RANGE: ARENA_PUSH(r->a, g->ranges, d); break;
     case DECL_PLATFORM: g->rocm = d->raw && !strcmp(d->raw, "rocm"); break;
-    case DECL_KV_SCHEME: break;
+    case DECL_KV_SCHEME:
+    case DECL_CKPT_FIELD: break;
     }
 }
 
@@ -606,6 +618,7 @@ deployment_set *deployments_resolve(file_facts *const *files, size_t nfiles, con
     resolver r = { .a = s->arena, .proj = proj, .opt = opt, .root_len = common_dir_len(files, nfiles) };
     r.rocm = (opt && opt->rocm) || (proj && proj->rocm);
     collect_checkpoints(&r, files, nfiles);
+    r.read_fields = read_checkpoint_fields(r.a, files, nfiles, &r.nread_fields);
     for (size_t f = 0; f < nfiles; f++)
         file_deployments(&r, files[f]);
     finish_groups(&r);
@@ -687,5 +700,6 @@ void json_deployment(json_writer *w, const deployment *d)
         json_object_end(w);
     }
     json_array_end(w);
+    json_checkpoint_fields(w, d);
     json_object_end(w);
 }

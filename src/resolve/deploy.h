@@ -49,6 +49,13 @@ typedef struct deployment {
     const char *skip_layers;    /* raw --kv-cache-dtype-skip-layers, or NULL */
     const id_range *ranges;
     size_t nranges;
+    const char *ckpt_dir;       /* the directory of the checkpoint config it runs, or NULL (ckpt_why says why) */
+    const char *ckpt_why;
+    const dtype_decl *const *ckpt_fields; /* that config.json's numeric fields (checkpoint_field decls and
+                                   its id ranges): what `config.x` in code is under this deployment */
+    size_t nckpt_fields;
+    const char *const *read_fields; /* the checkpoint fields the scanned code reads (facts shows each) */
+    size_t nread_fields;
     const char *scope;          /* NULL: the deployment applies to every scanned file. Else the directory
                                    of the test, example or benchmark file that declares it (with its
                                    '/'): it applies to the code under that directory and to library
@@ -87,8 +94,20 @@ bool path_is_script(const char *path, size_t root_len);
 /* Range for a symbolic name ("num_adapters") or family ("adapter") in d, or NULL. */
 const id_range *deployment_range(const deployment *d, const char *name, const char *family);
 
+/* ---- checkpoint fields (fields.c) ---- */
+/* Field `name` of d's checkpoint config: found (with its value and declaration), absent (the
+ * checkpoint is known and has no such numeric field) or unknown (d runs no known checkpoint). */
+kv_field_lookup deployment_field(const deployment *d, const char *name, double *value, const dtype_decl **from);
+/* The distinct checkpoint fields that the values of files read (store values, constructions), sorted;
+ * NULL-free array in arena, count in *n. */
+const char *const *read_checkpoint_fields(kv_arena *a, file_facts *const *files, size_t nfiles, size_t *n);
+/* A kv_expr lookup over a deployment (ctx is the const deployment *). */
+kv_field_lookup deployment_field_fn(const void *ctx, const char *name, double *value);
+
 /* JSON: "deployments": [...] items (schema in docs/facts.md). */
 struct json_writer;
 void json_deployment(struct json_writer *w, const deployment *d);
+/* Its "checkpoint_fields": each field the code reads, with its value or why it is unknown (fields.c). */
+void json_checkpoint_fields(struct json_writer *w, const deployment *d);
 
 #endif

@@ -40,7 +40,7 @@ expect_query() {
 
 for case in sinks_vllm sinks_sglang sinks_transformers sinks_direct sinks_signatures sinks_shadow \
             sinks_sglang_helper triton_kernels tracking ranges traps multiswitch \
-            decls arith crossfile interproc robustness suppress prefilter torchapi; do
+            decls arith crossfile interproc robustness suppress prefilter torchapi ckpt_fields; do
     facts "$case" "$case" -j 2
     expect_status "$case: exit" 0 $?
     compare_golden "$case: facts" "$golden/$case.json" "$tmpdir/$case.json"
@@ -66,6 +66,13 @@ expect_query "torchapi: mask products stored, softmax-only and clamp bounds sile
 expect_query "torchapi: where-joined mask plus padding mask is a sum of two sentinels" torchapi \
     '[(a["line"], a["a"]["text"], a["b"]["text"]) for a in d["arithmetic"] if a["kind"] == "sentinel-sum"]' \
     "[(17, 'torch.finfo(dtype).min', 'torch.finfo(dtype).min')]"
+
+# Checkpoint config fields (issue 10): config.x, self.config.x, hf_config chains and getattr are
+# symbolic (expr over fields), arithmetic on them too; another object's attribute, a dtype field, a
+# default that is no constant, activations times a field and a config method stay unknown.
+expect_query "ckpt_fields: symbolic values from config fields, nothing else" ckpt_fields \
+    '[(v["origin"]["line"], v["expr"], v["fields"]) for s in d["stores"] for v in s["values"]]' \
+    "[(13, 'control_token_gain / attention_multiplier', ['control_token_gain', 'attention_multiplier']), (14, '-anchor_bias', ['anchor_bias']), (15, '(((head_dim ** 2) + 1) * 0.5) - 3', ['head_dim']), (16, 'routing_scale', ['routing_scale']), (17, 'mask_value (default -1e+09)', ['mask_value']), (18, 'plain_value', ['plain_value'])]"
 
 # Sinks declared in .kvlint.yaml.
 facts sinks_user sinks_user --project sinks_user/.kvlint.yaml

@@ -14,6 +14,7 @@
 #include "check/rules.h"
 #include "report/report.h"
 #include "util/fsutil.h"
+#include "util/strbuf.h"
 
 static rule_set *rules;
 
@@ -770,6 +771,61 @@ START_TEST(fingerprints_unique_and_line_free)
 }
 END_TEST
 
+/* Checkpoint-field expressions (facts/expr.c) over a deployment's config.json fields (resolve/fields.c). */
+static kv_field_lookup no_checkpoint(const void *ctx, const char *name, double *out)
+{
+    (void)ctx, (void)name, (void)out;
+    return KV_FIELD_UNKNOWN;
+}
+
+START_TEST(checkpoint_field_expressions)
+{
+    dtype_decl gain = { .key = DECL_CKPT_FIELD, .range_name = "control_token_gain", .number = 15 };
+    dtype_decl mult = { .key = DECL_CKPT_FIELD, .range_name = "attention_multiplier", .number = 0.0078125 };
+    dtype_decl zero = { .key = DECL_CKPT_FIELD, .range_name = "zero", .number = 0 };
+    const dtype_decl *fields[] = { &gain, &mult, &zero };
+    deployment d = { .ckpt_dir = "model", .ckpt_fields = fields, .nckpt_fields = 3 };
+    kv_expr g = { .op = KX_FIELD, .field = "control_token_gain" };
+    kv_expr m = { .op = KX_FIELD, .field = "attention_multiplier" };
+    kv_expr q = { .op = KX_DIV, .a = &g, .b = &m };
+    double x = 0;
+    ck_assert(kv_expr_eval(&q, deployment_field_fn, &d, &x));
+    ck_assert(x == 1920);
+    strbuf sb = STRBUF_INIT;
+    kv_expr_format(&sb, &q);
+    ck_assert_str_eq(sb_str(&sb), "control_token_gain / attention_multiplier");
+    sb_release(&sb);
+    /* no checkpoint: unknown, whatever the default */
+    kv_expr dflt = { .op = KX_FIELD, .field = "mask_value", .has_default = true, .num = -1e9 };
+    ck_assert(!kv_expr_eval(&q, no_checkpoint, NULL, &x));
+    ck_assert(!kv_expr_eval(&dflt, no_checkpoint, NULL, &x));
+    deployment none = { .ckpt_why = "no checkpoint" };
+    ck_assert(!kv_expr_eval(&dflt, deployment_field_fn, &none, &x));
+    /* a checkpoint without the field: the getattr default, and nothing without one */
+    ck_assert(kv_expr_eval(&dflt, deployment_field_fn, &d, &x));
+    ck_assert(x == -1e9);
+    kv_expr bare = { .op = KX_FIELD, .field = "mask_value" };
+    ck_assert(!kv_expr_eval(&bare, deployment_field_fn, &d, &x));
+    /* ZeroDivisionError, complex powers and overflow are no values */
+    kv_expr z = { .op = KX_FIELD, .field = "zero" };
+    kv_expr byzero = { .op = KX_DIV, .a = &g, .b = &z };
+    ck_assert(!kv_expr_eval(&byzero, deployment_field_fn, &d, &x));
+    kv_expr neg = { .op = KX_NEG, .a = &g }, half = { .op = KX_CONST, .num = 0.5 };
+    kv_expr root = { .op = KX_POW, .a = &neg, .b = &half };
+    ck_assert(!kv_expr_eval(&root, deployment_field_fn, &d, &x));
+    kv_expr big = { .op = KX_CONST, .num = 1e300 };
+    kv_expr huge = { .op = KX_MUL, .a = &big, .b = &big };
+    ck_assert(!kv_expr_eval(&huge, deployment_field_fn, &d, &x));
+    kv_expr two = { .op = KX_CONST, .num = 2 };
+    kv_expr sq = { .op = KX_POW, .a = &neg, .b = &two };
+    ck_assert(kv_expr_eval(&sq, deployment_field_fn, &d, &x));
+    ck_assert(x == 225);
+    const char *names[4];
+    ck_assert_uint_eq(kv_expr_fields(&byzero, names, 0, 4), 2);
+    ck_assert_str_eq(names[1], "zero");
+}
+END_TEST
+
 START_TEST(number_format)
 {
     char b[64];
@@ -823,6 +879,7 @@ static Suite *suite(void)
     tcase_add_test(t, reporters_escape_and_shape);
     tcase_add_test(t, fingerprints_unique_and_line_free);
     tcase_add_test(t, number_format);
+    tcase_add_test(t, checkpoint_field_expressions);
     suite_add_tcase(s, t);
     return s;
 }

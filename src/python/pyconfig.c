@@ -1,0 +1,83 @@
+/*
+ * pyconfig.c: numbers read from the model's checkpoint config in code: `config.attention_multiplier`,
+ * `self.config.x`, `hf_config.control_token_gain`, `vllm_config.model_config.hf_config.x`,
+ * `getattr(cfg, "x", default)`. Each becomes a symbolic field value (a kv_expr leaf, facts.h): unknown
+ * here, resolved per deployment from its checkpoint's config.json (resolve/ binds the fields, check/
+ * evaluates the expression); arithmetic on such values stays symbolic (pyvalue.c).
+ * A config object is recognised by the name it is reached through (its last component):
+ * config, hf_config, text_config, hf_text_config, pretrained_config, cfg. It does not follow a config
+ * copied into another name (`c = self.config` keeps `c.x` unknown), nor `config.get("x")` on dicts.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "python/pyeval.h"
+
+static bool config_name(const char *s)
+{
+    static const char *const names[] = {
+        "config", "hf_config", "text_config", "hf_text_config", "pretrained_config", "cfg", NULL,
+    };
+    for (size_t i = 0; names[i]; i++)
+        if (!strcmp(s, names[i]))
+            return true;
+    return false;
+}
+
+/* Is the expression objn (the object of `objn.attr`, or getattr's first argument) the config? */
+static bool is_config_object(ev *e, TSNode objn)
+{
+    if (pe_is(objn, "identifier"))
+        return config_name(pe_raw_text(e, objn));
+    if (pe_is(objn, "attribute"))
+        return config_name(pe_raw_text(e, pe_fld(e, objn, F_attribute)));
+    return false;
+}
+
+/* A field name a config.json can hold as a number: a plain identifier, not a dunder, not a dtype. */
+static bool numeric_field_name(const char *f)
+{
+    if (!f || !*f || !strncmp(f, "__", 2) || strstr(f, "dtype"))
+        return false;
+    for (const char *p = f; *p; p++)
+        if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            return false;
+    return true;
+}
+
+static aval field_value(ev *e, TSNode at, const char *field, bool has_default, double dflt)
+{
+    kv_expr *x = arena_zalloc(e->a, sizeof *x);
+    x->op = KX_FIELD;
+    x->field = arena_strdup(e->a, field);
+    x->has_default = has_default;
+    x->num = has_default ? dflt : 0;
+    kv_value v = pe_value_make(e, VK_UNKNOWN, -INFINITY, INFINITY, at);
+    v.expr = x;
+    return av_const(e->s, &v);
+}
+
+bool pe_config_attr(ev *e, TSNode attr_node, TSNode objn, const aval *obj, const char *attr, aval *out)
+{
+    if (obj->tag != AV_VALUES || obj->n != 0 || obj->tensor || !numeric_field_name(attr) || !is_config_object(e, objn))
+        return false;
+    TSNode parent = ts_node_parent(attr_node);
+    if (!ts_node_is_null(parent) && pe_is(parent, "call") && ts_node_eq(pe_fld(e, parent, F_function), attr_node))
+        return false; /* config.get_text_config(): a method */
+    *out = field_value(e, attr_node, attr, false, 0);
+    return true;
+}
+
+bool pe_config_getattr(ev *e, TSNode call, const args *g, aval *out)
+{
+    if ((g->npos != 2 && g->npos != 3) || g->nkw || g->posv[1].tag != AV_STR || !g->posv[1].str)
+        return false;
+    if (!is_config_object(e, g->pos[0]) || !numeric_field_name(g->posv[1].str))
+        return false;
+    double d = 0;
+    bool has_default = g->npos == 3;
+    if (has_default && !av_single(&g->posv[2], &d))
+        return false; /* a default that is not a constant: the value is not one expression */
+    *out = field_value(e, call, g->posv[1].str, has_default, d);
+    return true;
+}

@@ -1,0 +1,38 @@
+#!/bin/sh
+# ckpt_fields.sh: values computed from checkpoint config fields (issue 10, tests/fixtures/ckpt-fields):
+# facts show each field the code reads under every deployment, with its value from config.json or why
+# it is unknown; check evaluates the value per deployment (a getattr default where the checkpoint has
+# no such field) and judges it as the literal it becomes; unknown fields give no value and no finding.
+. "$top_srcdir/tests/e2e/lib.sh"
+fx="$fixtures/ckpt-fields"
+PY=${PYTHON3:-python3}
+
+fields() { # fields DIR: "field=value" per checkpoint field of the first deployment
+    (cd "$fx/$1" && "$KVLINT" facts --format json .) >"$tmpdir/$1.json" 2>"$tmpdir/$1.err"
+    "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["deployments"][0]
+print(" ".join("%s=%s" % (f["field"], f["value"] if f["value"] is not None else "unknown") for f in d["checkpoint_fields"]))' \
+        "$tmpdir/$1.json"
+}
+
+got=$(fields default)
+want="attention_multiplier=0.0078125 control_token_gain=15 mask_value=unknown"
+if [ "$got" = "$want" ]; then pass "default: fields from config.json"; else fail "default: got '$got', want '$want'"; fi
+expect_contains "default: why mask_value is unknown" "$tmpdir/default.json" \
+    '"unresolved": "the checkpoint config has no such numeric field'
+got=$(fields none)
+want="attention_multiplier=unknown control_token_gain=unknown mask_value=unknown"
+if [ "$got" = "$want" ]; then pass "none: no checkpoint, every field unknown"; else fail "none: got '$got', want '$want'"; fi
+# checkpoint fields are not dtype declarations: facts lists them only under deployments
+expect_not_contains "default: no checkpoint_field in dtypes" "$tmpdir/default.json" '"key": "checkpoint_field"'
+
+(cd "$fx/default" && "$KVLINT" check .) >"$tmpdir/default.txt" 2>&1
+expect_status "default: the getattr default -1e9 is -inf in float16" 1 $?
+expect_contains "default: KV001 at the getattr" "$tmpdir/default.txt" \
+    'plugin.py:9:21: error: getattr(config, "mask_value", -1e9) is stored as -inf'
+(cd "$fx/set" && "$KVLINT" check .) >"$tmpdir/set.txt" 2>&1
+expect_status "set: the checkpoint's mask_value -100 fits" 0 $?
+(cd "$fx/none" && "$KVLINT" check .) >"$tmpdir/none.txt" 2>&1
+expect_status "none: unknown fields, no finding" 0 $?
+finish

@@ -128,7 +128,7 @@ static void *worker(void *arg)
         if (i >= r->c->n)
             return NULL;
         src *s = &r->c->v[i];
-        if (r->filter && !py_prefilter(r->ctx.state, &r->ctx, s->data, s->len))
+        if (r->filter && !py_prefilter(r->ctx.state, &r->ctx, s->path, s->data, s->len))
             continue;
         py_collect_suppressions(s->data, s->len, s->facts->arena, s->facts);
         py_analyze_file(s->path, s->data, s->len, &r->ctx, s->facts);
@@ -157,7 +157,7 @@ static double analyse_all(run *r, bool filter, int jobs, size_t *passed)
     double dt = now() - t0;
     *passed = 0;
     for (size_t i = 0; i < r->c->n; i++) {
-        if (!filter || py_prefilter(r->ctx.state, &r->ctx, r->c->v[i].data, r->c->v[i].len))
+        if (!filter || py_prefilter(r->ctx.state, &r->ctx, r->c->v[i].path, r->c->v[i].data, r->c->v[i].len))
             (*passed)++;
     }
     return dt;

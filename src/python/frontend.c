@@ -52,7 +52,7 @@ static const void *python_link(const fe_file_index *indexes, size_t n, kv_arena 
 
 static void python_analyze(const fe_source *src, const fe_context *ctx, file_facts *out)
 {
-    if (!py_prefilter(ctx ? ctx->state : NULL, ctx, src->data, src->len)) {
+    if (!py_prefilter(ctx ? ctx->state : NULL, ctx, src->path, src->data, src->len)) {
         out->skipped = true;
         return;
     }

@@ -200,6 +200,8 @@ typedef struct py_func_export {
     const char *const *uses;  /* names it uses that its file imports with `from M import`, by their
                                * imported spelling, or same-file functions that do (at most 8; only
                                * if not already a sentinel) */
+    const char *const *use_modules;  /* for each use: the module M as written (".masks"), or NULL
+                                      * for a function of the same file */
     size_t nuses;
     const char *const *calls; /* functions of the same file it calls (at most 16) */
     size_t ncalls;
@@ -256,9 +258,12 @@ bool py_link_function_sentinel(const py_link *l, const fe_file_index *ix, const 
  * importer wins (then the first by path). NULL if no scanned file is that module. */
 const fe_file_index *py_link_module(const py_link *l, const char *importer, const char *module, size_t module_len);
 
-/* The sound prefilter: false only if analysing the file cannot produce any fact. st and ctx may be
- * NULL (then only the built-in vocabulary counts, and no cross-file constants). */
-bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, size_t len);
+/* The sound prefilter (pyprefilter.c): false only if analysing the file at path cannot produce any
+ * fact. st and ctx may be NULL (then only the built-in vocabulary counts, and no cross-file
+ * constants); path is the file's name as the index knows it (relative imports resolve from it). */
+bool py_prefilter(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len);
+/* A name (not an API word) that makes tensor context: `dtype`, *mask*, *Tensor*, an id family. */
+bool py_is_tensor_name(const char *s, size_t n);
 
 /* Every `# kvlint: ignore[...]` comment of a file (frontend/suppress.h), into out->suppressions. */
 void py_collect_suppressions(const char *data, size_t len, kv_arena *a, file_facts *out);

@@ -27,6 +27,7 @@ typedef struct fn_extent {
     size_t name_len;
     const char *start, *end;   /* the tokens of the block, `def` to the next column-0 line */
     const char *uses[8];       /* imported names it mentions (MAX_USES) */
+    const char *use_modules[8];/* the module each comes from, NULL for a same-file function */
     size_t nuses;
     const char *calls[16];     /* names it calls as name(...) (MAX_CALLS) */
     size_t ncalls;
@@ -43,6 +44,7 @@ typedef struct import_set {
     const char *local[IMPORT_SLOTS];
     size_t local_len[IMPORT_SLOTS];
     const char *orig[IMPORT_SLOTS];
+    const char *module[IMPORT_SLOTS];
     size_t n;
 } import_set;
 
@@ -62,7 +64,7 @@ static size_t import_slot(const import_set *im, const char *s, size_t n)
     return i;
 }
 
-static void import_add(import_set *im, kv_arena *a, const char *local, size_t n, const char *orig)
+static void import_add(import_set *im, kv_arena *a, const char *local, size_t n, const char *orig, const char *module)
 {
     if (im->n >= IMPORT_SLOTS / 2)
         return;  /* bounded: names past this are not followed through the link pass */
@@ -72,24 +74,30 @@ static void import_add(import_set *im, kv_arena *a, const char *local, size_t n,
     im->local[i] = arena_strndup(a, local, n);
     im->local_len[i] = n;
     im->orig[i] = orig;
+    im->module[i] = module;
 }
 
-static const char *import_find(const import_set *im, const char *s, size_t n)
+static const char *import_find(const import_set *im, const char *s, size_t n, const char **module)
 {
     if (im->n == 0)
         return NULL;
     size_t i = import_slot(im, s, n);
+    *module = im->module[i];
     return im->local[i] ? im->orig[i] : NULL;
 }
 
-/* Record a use (orig is copied into a unless a is NULL: then it already lives long enough). */
-static void fn_use(fn_extent *f, const char *orig, kv_arena *a)
+/* Record a use of orig from module (NULL: a function of the same file). The strings live in the
+ * scratch arena for the whole index pass. */
+static void fn_use(fn_extent *f, const char *orig, const char *module)
 {
     for (size_t i = 0; i < f->nuses; i++)
-        if (strcmp(f->uses[i], orig) == 0)
+        if (strcmp(f->uses[i], orig) == 0 && (f->use_modules[i] == module
+                                               || (f->use_modules[i] && module && strcmp(f->use_modules[i], module) == 0)))
             return;
-    if (f->nuses < MAX_USES)
-        f->uses[f->nuses++] = a ? arena_strdup(a, orig) : orig;
+    if (f->nuses < MAX_USES) {
+        f->use_modules[f->nuses] = module;
+        f->uses[f->nuses++] = orig;
+    }
 }
 
 /* A name the function calls, kept if it turns out to be a function of the same file. */
@@ -108,25 +116,46 @@ typedef struct from_state {
     const char *last;        /* the previous imported name */
     size_t last_len;
     bool alias_next;
+    char mod[200];           /* M as written, dots included ("" if it did not fit) */
+    bool mod_overflow;
+    const char *module;      /* mod in the scratch arena, once `import` is read */
 } from_state;
+
+/* One token of M in `from M import` (a word or a '.'). */
+static void from_module_token(from_state *fs, const char *w, size_t n)
+{
+    size_t l = strlen(fs->mod);
+    if (l + n + 1 > sizeof fs->mod) {
+        fs->mod_overflow = true;
+        return;
+    }
+    memcpy(fs->mod + l, w, n);
+    fs->mod[l + n] = '\0';
+}
 
 static void from_word(from_state *fs, import_set *im, kv_arena *a, const char *w, size_t n)
 {
     if (fs->phase == 1) {
-        if (n == 6 && memcmp(w, "import", 6) == 0)
+        if (n == 6 && memcmp(w, "import", 6) == 0) {
             fs->phase = 2;
+            fs->module = fs->mod_overflow ? NULL : arena_strdup(a, fs->mod);
+        } else {
+            from_module_token(fs, w, n);
+        }
         return;
     }
+    if (!fs->module)
+        return;  /* a module name too long to follow */
     if (n == 2 && memcmp(w, "as", 2) == 0) {
         fs->alias_next = true;
         return;
     }
     if (fs->alias_next && fs->last) {
-        import_add(im, a, w, n, arena_strndup(a, fs->last, fs->last_len));
+        import_add(im, a, w, n, arena_strndup(a, fs->last, fs->last_len), fs->module);
         fs->alias_next = false;
         return;
     }
-    import_add(im, a, w, n, arena_strndup(a, w, n));
+    import_add(im, a, w, n, arena_strndup(a, w, n), fs->module);
     fs->last = w;
     fs->last_len = n;
 }
@@ -162,6 +191,13 @@ static void prologue_add(range_vec *v, kv_arena *a, uint32_t start, uint32_t end
         ARENA_PUSH(a, *v, ((py_range){ start, end }));
 }
 
+/* An imported name a function mentions, waiting for the next token: `name.attr` uses attr of the
+ * module name is (when name is one), anything else uses name itself. */
+typedef struct pending_use {
+    const char *orig, *module;
+    bool dot;   /* the '.' after it was read */
+} pending_use;
+
 /* The top-level functions of a file with the flags of their own text and the imported names they
  * use, and the byte ranges of its prologue statements. */
 static void lex_functions(const char *data, size_t len, kv_arena *scratch, fn_vec *out, range_vec *prologue)
@@ -176,6 +212,7 @@ static void lex_functions(const char *data, size_t len, kv_arena *scratch, fn_ve
     const char *word = NULL;  /* the previous token, if a word not after '.' */
     size_t word_len = 0;
     const char *stmt = NULL;  /* the prologue statement being read */
+    pending_use pending = { NULL, NULL, false };  /* an imported name just read, maybe `name.attr` */
     bool decorating = false, jit = false;  /* in a column-0 decorator; one of them names a kernel compiler */
     for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
         if (k == LEX_COMMENT)
@@ -198,6 +235,13 @@ static void lex_functions(const char *data, size_t len, kv_arena *scratch, fn_ve
                 continue;
             }
         }
+        if (pending.orig && cur && !(k == LEX_PUNCT && *lx.tok == '.' && !pending.dot)
+            && !(k == LEX_WORD && prev == '.' && pending.dot)) {
+            fn_use(cur, pending.orig, pending.module);   /* used bare: called, passed on, assigned */
+            pending.orig = NULL;
+        }
+        if (k == LEX_PUNCT && *lx.tok == '.' && pending.orig)
+            pending.dot = true;
         if (k == LEX_PUNCT) {
             prev = *lx.tok;
             if (prev == '(' && cur && word)  /* name(: maybe a function of this file */
@@ -209,6 +253,8 @@ static void lex_functions(const char *data, size_t len, kv_arena *scratch, fn_ve
                 depth--;
             else if (prev == ';')
                 memset(&fs, 0, sizeof fs);
+            else if (prev == '.' && fs.phase == 1)
+                from_module_token(&fs, lx.tok, 1);   /* `from .pkg import`, `from a.b import` */
             continue;
         }
         word = k == LEX_WORD && prev != '.' ? lx.tok : NULL;
@@ -229,7 +275,7 @@ static void lex_functions(const char *data, size_t len, kv_arena *scratch, fn_ve
             if (py_lex_next(&lx) != LEX_WORD)
                 continue;
             fn_extent fe = { { .name = arena_strndup(scratch, lx.tok, lx.len), .line = line, .kernel = jit },
-                             lx.len, start, data + len, { NULL }, 0, { NULL }, 0 };
+                             lx.len, start, data + len, { NULL }, { NULL }, 0, { NULL }, 0 };
             ARENA_PUSH(scratch, *out, fe);
             cur = &out->v[out->n - 1];
             prev = 0;
@@ -239,12 +285,24 @@ static void lex_functions(const char *data, size_t len, kv_arena *scratch, fn_ve
         if (cur) {
             cur->f.start = (uint32_t)(cur->start - data);
             cur->f.sentinel |= py_token_is_sentinel(k, lx.tok, lx.len);
-            const char *orig = k == LEX_WORD && prev != '.' ? import_find(im, lx.tok, lx.len) : NULL;
+            if (pending.orig && k == LEX_WORD && prev == '.' && pending.dot) {
+                /* masks.make_mask: the use is make_mask of the module `from M import masks` names */
+                size_t ml = pending.module ? strlen(pending.module) : 0;
+                const char *sub = pending.module ? arena_printf(scratch, "%s%s%s", pending.module,
+                                                                ml && pending.module[ml - 1] == '.' ? "" : ".", pending.orig)
+                                                 : NULL;
+                fn_use(cur, arena_strndup(scratch, lx.tok, lx.len), sub);
+                pending.orig = NULL;
+            }
+            const char *module = NULL;
+            const char *orig = k == LEX_WORD && prev != '.' ? import_find(im, lx.tok, lx.len, &module) : NULL;
             if (orig)
-                fn_use(cur, orig, scratch);
+                pending = (pending_use){ orig, module, false };
         }
         prev = 0;
     }
+    if (pending.orig && cur)
+        fn_use(cur, pending.orig, pending.module);
     if (stmt)
         prologue_add(prologue, scratch, (uint32_t)(stmt - data), (uint32_t)len);
 }
@@ -300,7 +358,7 @@ static void calls_to_uses(fn_vec *fns)
         for (size_t c = 0; !f->f.sentinel && c < f->ncalls; c++)
             for (size_t j = 0; j < fns->n; j++)
                 if (j != i && strcmp(fns->v[j].f.name, f->calls[c]) == 0 && fns->v[j].nuses) {
-                    fn_use(f, f->calls[c], NULL);
+                    fn_use(f, f->calls[c], NULL);   /* a function of this file */
                     break;
                 }
     }
@@ -335,9 +393,13 @@ static void export_functions(const fn_vec *fns, const char *data, kv_arena *aren
         v[i].ncalls = nc;
         if (f->nuses && !f->f.sentinel) {
             const char **u = arena_alloc(arena, f->nuses * sizeof *u);
-            for (size_t j = 0; j < f->nuses; j++)
+            const char **um = arena_alloc(arena, f->nuses * sizeof *um);
+            for (size_t j = 0; j < f->nuses; j++) {
                 u[j] = arena_strdup(arena, f->uses[j]);
+                um[j] = f->use_modules[j] ? arena_strdup(arena, f->use_modules[j]) : NULL;
+            }
             v[i].uses = u;
+            v[i].use_modules = um;
             v[i].nuses = f->nuses;
         }
     }
@@ -348,7 +410,7 @@ static void export_functions(const fn_vec *fns, const char *data, kv_arena *aren
             v[n - 1].sentinel |= v[i].sentinel;
             v[n - 1].cast |= v[i].cast;
             if (!v[n - 1].nuses)  /* a redefinition: the first one's imported names are kept */
-                v[n - 1].uses = v[i].uses, v[n - 1].nuses = v[i].nuses;
+                v[n - 1].uses = v[i].uses, v[n - 1].use_modules = v[i].use_modules, v[n - 1].nuses = v[i].nuses;
             continue;
         }
         v[n++] = v[i];

@@ -1,29 +1,10 @@
 /*
- * pylex.c: the Python front end's lexical layer (see pyfe.h).
+ * pylex.c: the Python front end's lexical layer (see pyfe.h): the tokenizer shared by the
+ * prefilter (pyprefilter.c) and the index, the word lists both sides read (infinity words, dtype
+ * declarations, tensor names, id families), number and float-string parsing, the index of
+ * top-level `NAME = <literal>` lines, and `# kvlint:` comments.
  *
- * The prefilter is what makes a whole tree cheap: most Python files cannot hold a fact, and
- * deciding that needs one pass over the bytes instead of a parse. It is sound because every fact
- * the evaluator can emit needs a word the prefilter looks for, and both sides use the same word
- * lists below:
- *   store        a sink word (sink table, cache-tensor names, .kvlint.yaml sinks)
- *   construction a sentinel (a literal >= PY_SENTINEL_MAGNITUDE, an infinity word, finfo/iinfo,
- *                float("inf")-like strings, or a name another scanned file exports as a sentinel)
- *                AND a known dtype: the keyword `dtype` or a cast method after '.'
- *   arithmetic   a sentinel AND a tensor: a tensor word (py_is_tensor_word: a name the torch API
- *                table marks as tensor context (torch, F, np, where, masked_fill, new_full, ...),
- *                dtype, an integer source or id name, a *mask* or *Tensor* name), a cast
- *                method or `a @ b`
- * A number token this lexer cannot read counts as a sentinel (Python reads `10000if` as 10000).
- *   int-cast     a cast method after '.' AND an integer source (arange, argmax, ... or an id name)
- * The torch words come from grammars/python/torch.tsv (its `context` column), the same rows the
- * evaluator's torch model runs on, so that the two cannot disagree.
- *   dtype decl   LLM / EngineArgs / AsyncEngineArgs / Engine / set_default_dtype
- *   suppression  a comment mentioning kvlint
- * Words inside comments and strings do not count (the evaluator never looks there), except that
- * string literals are checked for what float() would make of them. The soundness is tested on the
- * fixtures and the standard library (tests/unit/check_python.c).
- *
- * This file does not parse: the index reads only top-level `NAME = <literal>` lines.
+ * This file does not parse, and decides nothing about a file: pyprefilter.c does.
  */
 #include "python/pyfe.h"
 #include "python/pylexer.h"
@@ -65,7 +46,7 @@ bool py_is_cast_method(const py_state *st, const char *s, size_t n)
 /* Besides the API's tensor words (torch.tsv's `context` column): the names the evaluator reads as
  * dtypes or masks (`dtype`, `*mask*`), `Tensor` in annotations, and the id families. */
 /* The names (not API words) that make tensor context. */
-static bool tensor_name(const char *s, size_t n)
+bool py_is_tensor_name(const char *s, size_t n)
 {
     if (py_name_family(s, n))
         return true;
@@ -79,7 +60,7 @@ static bool tensor_name(const char *s, size_t n)
 
 bool py_is_tensor_word(const py_state *st, const char *s, size_t n)
 {
-    return pt_word_of(st ? st->torch : NULL, s, n).tensor_ctx || tensor_name(s, n);
+    return pt_word_of(st ? st->torch : NULL, s, n).tensor_ctx || py_is_tensor_name(s, n);
 }
 
 bool py_is_int_source(const py_state *st, const char *s, size_t n)
@@ -358,95 +339,6 @@ bool py_token_is_sentinel(lex_kind k, const char *s, size_t n)
     default:
         return false;
     }
-}
-
-static bool comment_mentions_kvlint(const char *s, size_t n)
-{
-    for (size_t i = 0; i + 6 <= n; i++)
-        if (strncasecmp(s + i, "kvlint", 6) == 0)
-            return true;
-    return false;
-}
-
-/* A sentinel constant some scanned file exports, or a function whose text spells one (pyindex.c,
- * pylink.c): a file importing it can get the sentinel without spelling it. */
-static bool is_exported_sentinel(const fe_context *ctx, const char *s, size_t n)
-{
-    return ctx && (py_link_is_sentinel(ctx->link, s, n) || py_link_is_sentinel_function(ctx->link, s, n));
-}
-
-bool py_prefilter(const py_state *st, const fe_context *ctx, const char *data, size_t len)
-{
-    lexer lx;
-    py_lex_init(&lx, data, len);
-    bool cast = false, int_source = false, sentinel = false, tensor = false;
-    char prev = 0;            /* previous punctuation, 0 after a word/number/string */
-    uint32_t prev_line = 0;   /* line of the previous token */
-    int depth = 0;            /* bracket depth */
-    bool from_stmt = false, importing = false;  /* inside `from M import <names>` */
-    double v;
-    for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
-        if (k == LEX_COMMENT) {
-            if (comment_mentions_kvlint(lx.tok, lx.len))
-                return true;
-            continue;  /* a comment does not change `prev` */
-        }
-        bool first_on_line = (lx.fresh_line || prev_line == 0) && depth == 0;
-        prev_line = lx.line;
-        if (first_on_line)
-            from_stmt = importing = false;
-        switch (k) {
-        case LEX_STRING:
-            if (py_float_string_special(lx.tok, lx.len, &v))
-                sentinel = true;
-            break;
-        case LEX_NUMBER:
-            /* a token this lexer cannot read (`10000if`, which Python reads as 10000 if) counts */
-            if (!py_parse_number(lx.tok, lx.len, &v) || fabs(v) >= PY_SENTINEL_MAGNITUDE)
-                sentinel = true;
-            break;
-        case LEX_WORD: {
-            const char *w = lx.tok;
-            size_t n = lx.len;
-            if (py_is_decl_callee(w, n) || (st && py_is_sink_word(st, w, n)))
-                return true;
-            if (py_is_infinity_word(w, n) || (n == 5 && (memcmp(w, "finfo", 5) == 0 || memcmp(w, "iinfo", 5) == 0)))
-                sentinel = true;
-            if (first_on_line && n == 4 && memcmp(w, "from", 4) == 0)
-                from_stmt = true;
-            else if (from_stmt && n == 6 && memcmp(w, "import", 6) == 0)
-                importing = true;
-            else if ((importing || prev == '.') && is_exported_sentinel(ctx, w, n))
-                sentinel = true;  /* from M import NEG, make_mask / M.NEG, M.make_mask */
-            pt_word pw = pt_word_of(st ? st->torch : NULL, w, n);
-            if (prev == '.' && pw.cast)
-                cast = tensor = true;
-            if (pw.int_source || py_name_family(w, n))
-                int_source = true;
-            if (!tensor && (pw.tensor_ctx || tensor_name(w, n)))
-                tensor = true;
-            break;
-        }
-        case LEX_PUNCT:
-            prev = *lx.tok;
-            if (prev == '@' && !first_on_line)
-                tensor = true;  /* a @ b (a decorator starts its line) */
-            if (prev == '(' || prev == '[' || prev == '{')
-                depth++;
-            else if ((prev == ')' || prev == ']' || prev == '}') && depth > 0)
-                depth--;
-            else if (prev == ';')
-                from_stmt = importing = false;
-            continue;
-        case LEX_COMMENT:
-        case LEX_END:
-            break;
-        }
-        prev = 0;
-        if ((cast && int_source) || (sentinel && tensor))
-            return true;
-    }
-    return (cast && int_source) || (sentinel && tensor);
 }
 
 /* ---- index: top-level NAME = <literal> ---- */

@@ -128,44 +128,104 @@ static link_name *find_name(const struct py_link_names *l, const char *name)
     return bsearch(&key, l->names, l->nnames, sizeof key, cmp_name);
 }
 
+static const fe_file_index *resolve(const struct py_link_names *l, const char *importer, const char *module,
+                                   size_t module_len);
+
+/* Is function k of file i a sentinel function, by its own text or the imports flagged so far? */
+static bool fn_flagged(const struct py_link_names *l, bool *const *via, size_t i, const py_func_export *f)
+{
+    const py_exports *ex = l->ix[i].exports;
+    return f && (f->sentinel || via[i][f - ex->fn]);
+}
+
+/* Does the module file define any function flagged so far? */
+static bool module_flagged(const struct py_link_names *l, bool *const *via, const fe_file_index *m)
+{
+    const py_exports *ex = m ? m->exports : NULL;
+    for (size_t k = 0; ex && k < ex->nfn; k++)
+        if (fn_flagged(l, via, (size_t)(m - l->ix), &ex->fn[k]))
+            return true;
+    return false;
+}
+
+/* Is `name`, used by a function of file i, a sentinel? A function of the same file (module NULL);
+ * else imported with `from module import name`: a sentinel constant of a file named like the
+ * module's last part (pyscope.c binds constants so), a function of the module file (resolved as
+ * pymodule.c does), or, where name is itself a module (`from . import masks`), any function of it. */
+static bool use_is_sentinel(const struct py_link_names *l, const py_link *pl, bool *const *via, size_t i,
+                            const char *name, const char *module)
+{
+    const char *importer = l->ix[i].path;
+    if (!module)
+        return fn_flagged(l, via, i, py_exported_function(l->ix[i].exports, name));
+    const char *tail = strrchr(module, '.');
+    tail = tail ? tail + 1 : module;
+    if (*tail) {
+        char *file = NULL;
+        size_t tl = strlen(tail), nm = 0;
+        char buf[256];
+        if (tl + 4 <= sizeof buf) {
+            memcpy(buf, tail, tl);
+            memcpy(buf + tl, ".py", 4);
+            file = buf;
+        }
+        const py_module *m = file ? py_link_modules(pl, file, &nm) : NULL;
+        for (size_t k = 0; k < nm; k++)
+            for (size_t j = 0; m[k].exports && j < m[k].exports->n; j++)
+                if (m[k].exports->v[j].sentinel && strcmp(m[k].exports->v[j].name, name) == 0)
+                    return true;
+    }
+    const fe_file_index *m = resolve(l, importer, module, strlen(module));
+    if (m && m - l->ix < (ptrdiff_t)l->nix
+        && fn_flagged(l, via, (size_t)(m - l->ix), py_exported_function(m->exports, name)))
+        return true;
+    char dotted[512];
+    size_t ml = strlen(module);
+    int w = snprintf(dotted, sizeof dotted, "%s%s%s", module, ml && module[ml - 1] == '.' ? "" : ".", name);
+    return w > 0 && (size_t)w < sizeof dotted && module_flagged(l, via, resolve(l, importer, dotted, (size_t)w));
+}
+
 /* A function using an imported name that is a sentinel (a constant, or a function flagged in an
- * earlier round) is a sentinel function: a few rounds follow chains of helpers across files. */
-static void propagate_imports(struct py_link_names *l, kv_arena *arena)
+ * earlier round) is a sentinel function: a few rounds follow chains of helpers across files.
+ * Each round reads the flags of the one before (so the result does not depend on the order of
+ * files), and names resolve to the module they are imported from, never by spelling alone. */
+static void propagate_imports(struct py_link_names *l, const py_link *pl, kv_arena *arena)
 {
     enum { ROUNDS = 3 };
-    l->via_imports = arena_zalloc(arena, (l->nix ? l->nix : 1) * sizeof *l->via_imports);
+    bool **via = arena_zalloc(arena, (l->nix ? l->nix : 1) * sizeof *via);
+    bool **next = arena_zalloc(arena, (l->nix ? l->nix : 1) * sizeof *next);
     for (size_t i = 0; i < l->nix; i++) {
         const py_exports *ex = l->ix[i].exports;
-        if (ex && ex->nfn)
-            l->via_imports[i] = arena_zalloc(arena, ex->nfn * sizeof **l->via_imports);
+        if (ex && ex->nfn) {
+            via[i] = arena_zalloc(arena, ex->nfn * sizeof **via);
+            next[i] = arena_zalloc(arena, ex->nfn * sizeof **next);
+        }
     }
+    l->via_imports = via;
     for (int round = 0; round < ROUNDS; round++) {
         bool changed = false;
         for (size_t i = 0; i < l->nix; i++) {
             const py_exports *ex = l->ix[i].exports;
             for (size_t k = 0; ex && k < ex->nfn; k++) {
                 const py_func_export *f = &ex->fn[k];
-                if (f->sentinel || l->via_imports[i][k])
+                next[i][k] = via[i][k];
+                if (f->sentinel || via[i][k])
                     continue;
-                for (size_t u = 0; u < f->nuses; u++) {
-                    const link_name *used = find_name(l, f->uses[u]);
-                    if (used && used->sentinel) {
-                        l->via_imports[i][k] = changed = true;
-                        break;
-                    }
-                }
+                for (size_t u = 0; u < f->nuses && !next[i][k]; u++)
+                    if (use_is_sentinel(l, pl, via, i, f->uses[u], f->use_modules ? f->use_modules[u] : NULL))
+                        next[i][k] = changed = true;
             }
         }
         if (!changed)
             return;
-        /* only now, so that a round's result does not depend on the order of files */
         for (size_t i = 0; i < l->nix; i++) {
             const py_exports *ex = l->ix[i].exports;
             for (size_t k = 0; ex && k < ex->nfn; k++)
-                if (l->via_imports[i][k]) {
+                if (next[i][k] && !via[i][k]) {
+                    via[i][k] = true;
                     link_name *nm = find_name(l, ex->fn[k].name);
                     if (nm)
-                        nm->sentinel = true;
+                        nm->sentinel = true;   /* for the by-name fallback (py_link_is_sentinel_function) */
                 }
         }
     }
@@ -185,7 +245,7 @@ bool py_link_function_sentinel(const py_link *link, const fe_file_index *ix, con
     return l->via_imports[i][f - ex->fn];
 }
 
-static const struct py_link_names *link_functions(const fe_file_index *ix, size_t n, kv_arena *arena)
+static const struct py_link_names *link_functions(const fe_file_index *ix, size_t n, const py_link *pl, kv_arena *arena)
 {
     struct py_link_names *l = arena_zalloc(arena, sizeof *l);
     size_t cap = 0;
@@ -219,7 +279,7 @@ static const struct py_link_names *link_functions(const fe_file_index *ix, size_
     qsort(l->mods, l->nmods, sizeof *l->mods, cmp_mod);
     l->ix = ix;
     l->nix = n;
-    propagate_imports(l, arena);
+    propagate_imports(l, pl, arena);
     return l;
 }
 
@@ -298,9 +358,8 @@ static long folder_of(const char *importer, int up)
     return end + 1;  /* keep the trailing slash */
 }
 
-const fe_file_index *py_link_module(const py_link *link, const char *importer, const char *module, size_t module_len)
+static const fe_file_index *resolve(const struct py_link_names *l, const char *importer, const char *module, size_t module_len)
 {
-    const struct py_link_names *l = link ? link->fns : NULL;
     if (!l || module_len == 0)
         return NULL;
     int dots = 0;
@@ -334,6 +393,11 @@ const fe_file_index *py_link_module(const py_link *link, const char *importer, c
             best = m, best_prefix = p;
     }
     return best ? &l->ix[best->ix] : NULL;
+}
+
+const fe_file_index *py_link_module(const py_link *link, const char *importer, const char *module, size_t module_len)
+{
+    return resolve(link ? link->fns : NULL, importer, module, module_len);
 }
 
 bool py_link_is_sentinel_function(const py_link *link, const char *s, size_t n)
@@ -374,7 +438,7 @@ const py_link *py_link_indexes(const fe_file_index *ix, size_t n, kv_arena *aren
     l->nmodules = n;
     l->sentinels = names;
     l->nsentinels = u;
-    l->fns = link_functions(ix, n, arena);
+    l->fns = link_functions(ix, n, l, arena);
     return l;
 }
 

@@ -233,6 +233,59 @@ START_TEST(link_modules)
 }
 END_TEST
 
+/* Sentinels from other files count where the file's imports bring them, not by spelling: a
+ * `.split(...)` of a string is not the `split` another file defines with a sentinel in it. */
+START_TEST(prefilter_imports)
+{
+    kv_arena *a = arena_new();
+    kv_project *proj = project_default(".");
+    diag_list d;
+    diag_init(&d, a);
+    py_state *st = py_state_load(srcdir(), proj, &d);
+    static const char *const paths[] = { "p/pkg/masks.py", "p/pkg/text.py", "p/pkg/consts.py", "p/pkg/wrap.py",
+                                         "p/pkg/user.py" };
+    static const char *const srcs[] = {
+        "def make_mask(m):\n    return m * -1e9\ndef plain(x):\n    return x\n",
+        "def split(s):\n    return s[:100000]\n",
+        "NEG = -1e9\n",
+        "from . import masks\ndef wrapped(m):\n    return masks.make_mask(m)\ndef other(m):\n    return masks.plain(m)\n",
+        "",
+    };
+    enum { N = 5 };
+    fe_file_index ix[N];
+    for (size_t i = 0; i < N; i++)
+        ix[i] = (fe_file_index){ paths[i], py_index_source(srcs[i], strlen(srcs[i]), a) };
+    fe_context ctx = { .project = proj, .state = st, .indexes = ix, .nindexes = N,
+                       .link = py_link_indexes(ix, N, a) };
+    /* wrapped() reaches a sentinel through the module it imports; other() does not */
+    const py_func_export *w = py_exported_function(ix[3].exports, "wrapped");
+    const py_func_export *o = py_exported_function(ix[3].exports, "other");
+    ck_assert(w && py_link_function_sentinel(ctx.link, &ix[3], w));
+    ck_assert(o && !py_link_function_sentinel(ctx.link, &ix[3], o));
+    static const struct { const char *src; bool keep; } t[] = {
+        { "import torch\nparts = s.split(',')\n", false },               /* str.split, not text.split */
+        { "import torch\nfrom .text import split\nx = split(s)\n", true },
+        { "import torch\nfrom .masks import make_mask\nm = make_mask(x)\n", true },
+        { "import torch\nfrom .masks import plain\nm = plain(x)\n", false },
+        { "import torch\nfrom .consts import NEG\nm = x + NEG\n", true },
+        { "import torch\nfrom .masks import NEG\nm = x + NEG\n", false },  /* masks.py has no NEG */
+        { "import torch\nfrom . import masks\nm = masks.make_mask(x)\n", true },
+        { "import torch\nfrom . import masks\nm = masks.plain(x)\n", false },
+        { "import torch\nimport pkg.masks as M\nm = M.make_mask(x)\n", true },
+        { "import torch\nimport pkg.masks\nm = pkg.masks.make_mask(x)\n", true },
+        { "import torch\nfrom . import masks\nf = masks\n", true },      /* the module handed on */
+        { "import torch\nfrom .wrap import wrapped\nm = wrapped(x)\n", true },
+        { "import torch\nfrom .wrap import other\nm = other(x)\n", false },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        ck_assert_msg(py_prefilter(st, &ctx, paths[4], t[i].src, strlen(t[i].src)) == t[i].keep, "case %zu: %s", i,
+                      t[i].src);
+    py_state_free(st);
+    project_free(proj);
+    arena_free(a);
+}
+END_TEST
+
 START_TEST(prefilter_words)
 {
     kv_project *proj = project_default(".");
@@ -271,18 +324,18 @@ START_TEST(prefilter_words)
         { "x = 1\n", false },
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-        ck_assert_msg(py_prefilter(st, NULL, t[i].src, strlen(t[i].src)) == t[i].keep, "case %zu: %s", i, t[i].src);
+        ck_assert_msg(py_prefilter(st, NULL, NULL, t[i].src, strlen(t[i].src)) == t[i].keep, "case %zu: %s", i, t[i].src);
     py_state_free(st);
 
     /* a project's own sink is a sink word too */
     const char *src = "write_pages(torch.zeros(2), k)\n";
     st = py_state_load(srcdir(), proj, &d);
-    ck_assert(!py_prefilter(st, NULL, src, strlen(src)));
+    ck_assert(!py_prefilter(st, NULL, NULL, src, strlen(src)));
     py_state_free(st);
     user_sink u = { .name = "ops.write_pages", .key_arg = 0, .value_arg = 1 };
     ARENA_PUSH(proj->arena, proj->sinks, u);
     st = py_state_load(srcdir(), proj, &d);
-    ck_assert(py_prefilter(st, NULL, src, strlen(src)));
+    ck_assert(py_prefilter(st, NULL, NULL, src, strlen(src)));
     py_state_free(st);
     arena_free(a);
     project_free(proj);
@@ -339,7 +392,7 @@ static void check_soundness(const char *root, size_t *files, size_t *dropped)
     *dropped = 0;
     for (size_t i = 0; i < n; i++) {
         corpus_file *c = &cf[i];
-        if (!py_prefilter(st, &ctx, c->data, c->len)) {
+        if (!py_prefilter(st, &ctx, c->path, c->data, c->len)) {
             (*dropped)++;
             py_collect_suppressions(c->data, c->len, c->facts->arena, c->facts);
             py_analyze_file(c->path, c->data, c->len, &ctx, c->facts);
@@ -474,6 +527,7 @@ static Suite *python_suite(void)
     tcase_add_test(t, function_index);
     tcase_add_test(t, link_modules);
     tcase_add_test(t, prefilter_words);
+    tcase_add_test(t, prefilter_imports);
     tcase_add_test(t, torch_api_table);
     suite_add_tcase(s, t);
     t = tcase_create("soundness");

@@ -1,0 +1,422 @@
+/*
+ * pyprefilter.c: the Python front end's prefilter: may analysing this file produce a fact?
+ *
+ * The prefilter is what makes a whole tree cheap: most Python files cannot hold a fact, and
+ * deciding that needs one pass over the bytes instead of a parse. It is sound because every fact
+ * the evaluator can emit needs a word the prefilter looks for, and both sides use the same word
+ * lists (pylex.c, pytorch_api.c):
+ *   store        a sink word (sink table, cache-tensor names, .kvlint.yaml sinks)
+ *   construction a sentinel (a literal >= PY_SENTINEL_MAGNITUDE, an infinity word, finfo/iinfo,
+ *                float("inf")-like strings, or a sentinel imported from another scanned file: see
+ *                below) AND a known dtype: the keyword `dtype` or a cast method after '.'
+ *   arithmetic   a sentinel AND a tensor: a tensor word (py_is_tensor_word: a name the torch API
+ *                table marks as tensor context (torch, F, np, where, masked_fill, new_full, ...),
+ *                dtype, an integer source or id name, a *mask* or *Tensor* name), a cast
+ *                method or `a @ b`
+ * A number token this lexer cannot read counts as a sentinel (Python reads `10000if` as 10000).
+ *   int-cast     a cast method after '.' AND an integer source (arange, argmax, ... or an id name)
+ *   dtype decl   LLM / EngineArgs / AsyncEngineArgs / Engine / set_default_dtype
+ *   suppression  a comment mentioning kvlint
+ * Words inside comments and strings do not count (the evaluator never looks there), except that
+ * string literals are checked for what float() would make of them.
+ *
+ * Sentinels from other files come in the ways the evaluator follows, and only those:
+ *   `from M import NAME`   NAME is a sentinel constant of a file named like M's last part (as
+ *                          pyscope.c binds it), or a function of the module file M resolves to
+ *                          (pylink.c, as pymodule.c calls it) that spells a sentinel;
+ *   `A.f` / `A.b.f`        A was bound by `import M [as A]` or `from P import A`, and the module the
+ *                          dotted prefix names defines f, spelling a sentinel;
+ *   a bare module alias    (passed on, assigned) whose module defines any such function.
+ * The module names are read from the file's own import statements; a file with more imports than
+ * the table holds falls back to matching any exported sentinel name (still sound, less tight).
+ * The soundness is tested on the fixtures and the standard library (tests/unit/check_python.c).
+ *
+ * This file does not parse, and does not evaluate: it only answers "maybe" or "no".
+ */
+#include "python/pyfe.h"
+#include "python/pylexer.h"
+
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+enum { MAX_ALIASES = 64, MAX_DOTTED = 200 };
+
+typedef struct alias {
+    const char *name;           /* the name bound in this file */
+    size_t n;
+    char module[MAX_DOTTED];    /* the module it names, dotted as written (".masks", "pkg.m") */
+} alias;
+
+/* The import statement being read, and the names the file's imports have bound. */
+typedef struct imports {
+    enum { IMP_NONE, IMP_IMPORT, IMP_FROM, IMP_NAMES } state;
+    char mod[MAX_DOTTED];       /* IMP_FROM/IMP_NAMES: the module after `from` */
+    char cur[MAX_DOTTED];       /* IMP_IMPORT: the dotted name being read */
+    const char *name;           /* IMP_NAMES: the imported name being read */
+    size_t name_n;
+    const char *as;             /* its `as` alias */
+    size_t as_n;
+    bool want_alias;            /* `as` was read */
+    bool after_dot;             /* a '.' was the last token of the dotted name */
+    bool overflow;              /* a name or the table did not fit: be loose */
+    alias v[MAX_ALIASES];
+    size_t nv;
+} imports;
+
+static bool word_is(const char *w, size_t n, const char *lit)
+{
+    return strlen(lit) == n && memcmp(w, lit, n) == 0;
+}
+
+static bool comment_mentions_kvlint(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 6 <= n; i++)
+        if (strncasecmp(s + i, "kvlint", 6) == 0)
+            return true;
+    return false;
+}
+
+/* Any sentinel constant or sentinel-spelling function exported under this name (the loose rule). */
+static bool any_exported_sentinel(const fe_context *ctx, const char *s, size_t n)
+{
+    return ctx && (py_link_is_sentinel(ctx->link, s, n) || py_link_is_sentinel_function(ctx->link, s, n));
+}
+
+static bool append(char *buf, const char *s, size_t n)
+{
+    size_t l = strlen(buf);
+    if (l + n + 1 > MAX_DOTTED)
+        return false;
+    memcpy(buf + l, s, n);
+    buf[l + n] = '\0';
+    return true;
+}
+
+static void bind(imports *im, const char *name, size_t n, const char *module, const char *suffix, size_t sn)
+{
+    if (im->nv == MAX_ALIASES) {
+        im->overflow = true;
+        return;
+    }
+    alias *a = &im->v[im->nv];
+    a->name = name;
+    a->n = n;
+    a->module[0] = '\0';
+    if (!append(a->module, module, strlen(module))) {
+        im->overflow = true;
+        return;
+    }
+    size_t ml = strlen(module);
+    /* `from . import masks` names .masks, `from .pkg import masks` .pkg.masks (as pyscope.c) */
+    if (suffix && ((ml && module[ml - 1] != '.' && !append(a->module, ".", 1)) || !append(a->module, suffix, sn))) {
+        im->overflow = true;
+        return;
+    }
+    im->nv++;
+}
+
+static const alias *find_alias(const imports *im, const char *s, size_t n)
+{
+    for (size_t i = im->nv; i-- > 0;)   /* the last binding wins */
+        if (im->v[i].n == n && memcmp(im->v[i].name, s, n) == 0)
+            return &im->v[i];
+    return NULL;
+}
+
+/* Does the module (dotted, as written in path's imports) define function f (any if f is NULL) that
+ * spells a sentinel? */
+static bool module_sentinel_fn(const fe_context *ctx, const char *path, const char *module, const char *f, size_t fn)
+{
+    if (!ctx || !ctx->link || !path)
+        return false;
+    const fe_file_index *ix = py_link_module(ctx->link, path, module, strlen(module));
+    const py_exports *ex = ix ? ix->exports : NULL;
+    for (size_t k = 0; ex && k < ex->nfn; k++) {
+        const py_func_export *e = &ex->fn[k];
+        if ((!f || word_is(f, fn, e->name)) && py_link_function_sentinel(ctx->link, ix, e))
+            return true;
+    }
+    return false;
+}
+
+/* Can `from module import name` bind a sentinel, or a function that makes one? */
+static bool from_import_sentinel(const fe_context *ctx, const char *path, const char *module, const char *name, size_t n)
+{
+    if (!ctx || !ctx->link)
+        return false;
+    const char *tail = strrchr(module, '.');
+    tail = tail ? tail + 1 : module;
+    char file[MAX_DOTTED + 4];
+    size_t nm = 0;
+    const py_module *m = NULL;
+    if (*tail && strlen(tail) + 4 < sizeof file) {
+        memcpy(file, tail, strlen(tail));
+        memcpy(file + strlen(tail), ".py", 4);
+        m = py_link_modules(ctx->link, file, &nm);
+    }
+    for (size_t k = 0; k < nm; k++)
+        for (size_t j = 0; m[k].exports && j < m[k].exports->n; j++)
+            if (m[k].exports->v[j].sentinel && word_is(name, n, m[k].exports->v[j].name))
+                return true;
+    return module_sentinel_fn(ctx, path, module, name, n);
+}
+
+/* The end of one imported name (`a`, `a as b`, at ',' ')' or the end of the statement). */
+static bool end_name(imports *im, const fe_context *ctx, const char *path)
+{
+    bool sentinel = false;
+    if (im->state == IMP_IMPORT && im->cur[0]) {
+        /* `import a.b as c` binds c to a.b; `import a.b` binds a to a */
+        size_t first = strcspn(im->cur, ".");
+        char top[MAX_DOTTED];
+        memcpy(top, im->cur, first);
+        top[first] = '\0';
+        if (im->as)
+            bind(im, im->as, im->as_n, im->cur, NULL, 0);
+        else if (im->name)
+            bind(im, im->name, im->name_n, top, NULL, 0);
+    } else if (im->state == IMP_NAMES && im->name) {
+        if (from_import_sentinel(ctx, path, im->mod, im->name, im->name_n))
+            sentinel = true;
+        const char *b = im->as ? im->as : im->name;
+        bind(im, b, im->as ? im->as_n : im->name_n, im->mod, im->name, im->name_n);
+    }
+    im->cur[0] = '\0';
+    im->name = im->as = NULL;
+    im->name_n = im->as_n = 0;
+    im->want_alias = im->after_dot = false;
+    return sentinel;
+}
+
+/* One token of an import statement. Returns true if it makes the file hold a sentinel. */
+static bool import_token(imports *im, const fe_context *ctx, const char *path, lex_kind k, const char *w, size_t n)
+{
+    if (k == LEX_PUNCT && (*w == ',' || *w == ')'))
+        return end_name(im, ctx, path);
+    switch (im->state) {
+    case IMP_IMPORT:
+        if (k == LEX_WORD && word_is(w, n, "as"))
+            im->want_alias = true;
+        else if (k == LEX_WORD && im->want_alias)
+            im->as = w, im->as_n = n;
+        else if (k == LEX_WORD && (!im->cur[0] || im->after_dot)) {
+            if (!im->cur[0])
+                im->name = w, im->name_n = n;   /* the top-level name `import a.b` binds */
+            im->overflow |= !append(im->cur, w, n);
+            im->after_dot = false;
+        } else if (k == LEX_PUNCT && *w == '.') {
+            im->overflow |= !append(im->cur, ".", 1);
+            im->after_dot = true;
+        }
+        return false;
+    case IMP_FROM:
+        if (k == LEX_WORD && word_is(w, n, "import"))
+            im->state = IMP_NAMES;
+        else if (k == LEX_WORD || (k == LEX_PUNCT && *w == '.'))
+            im->overflow |= !append(im->mod, w, n);
+        return false;
+    case IMP_NAMES:
+        if (k == LEX_WORD && word_is(w, n, "as"))
+            im->want_alias = true;
+        else if (k == LEX_WORD && im->want_alias)
+            im->as = w, im->as_n = n;
+        else if (k == LEX_WORD)
+            im->name = w, im->name_n = n;
+        return false;
+    case IMP_NONE:
+        return false;
+    }
+    return false;
+}
+
+/* A statement starts with w: is it an import? */
+static void start_statement(imports *im, const char *w, size_t n)
+{
+    im->state = IMP_NONE;
+    im->mod[0] = im->cur[0] = '\0';
+    im->name = im->as = NULL;
+    im->want_alias = im->after_dot = false;
+    if (word_is(w, n, "import"))
+        im->state = IMP_IMPORT;
+    else if (word_is(w, n, "from"))
+        im->state = IMP_FROM;
+}
+
+/* The dotted expression being read outside imports (`A.b.f`), to tell module attributes. */
+typedef struct chain {
+    char text[MAX_DOTTED];
+    bool ok;                     /* text is the whole chain so far */
+    const alias *bare;           /* the previous token was a module alias not yet followed by '.' */
+} chain;
+
+/* A word w after '.' (after_dot) or starting a chain: does it reach a sentinel? */
+static bool chain_word(chain *c, const imports *im, const fe_context *ctx, const char *path, const char *w,
+                       size_t n, bool after_dot)
+{
+    bool sentinel = false;
+    if (!after_dot) {
+        if (c->bare)   /* `return masks` then a word on the next line: the alias was used bare */
+            sentinel = module_sentinel_fn(ctx, path, c->bare->module, NULL, 0);
+        c->text[0] = '\0';
+        c->ok = append(c->text, w, n);
+        c->bare = find_alias(im, w, n);
+        return false;
+    }
+    if (c->ok && c->text[0]) {
+        size_t first = strcspn(c->text, ".");
+        const alias *a = find_alias(im, c->text, first);
+        if (a) {
+            char module[MAX_DOTTED];
+            module[0] = '\0';
+            if (append(module, a->module, strlen(a->module)) && append(module, c->text + first, strlen(c->text + first)))
+                sentinel = module_sentinel_fn(ctx, path, module, w, n);
+            else
+                sentinel = any_exported_sentinel(ctx, w, n);
+        }
+    }
+    c->ok = c->ok && append(c->text, ".", 1) && append(c->text, w, n);
+    return sentinel;
+}
+
+/* Any token but a word: a module alias used bare (not `A.`) hands its module on. */
+static bool chain_other(chain *c, const fe_context *ctx, const char *path, lex_kind k, const char *t)
+{
+    const alias *bare = c->bare;
+    c->bare = NULL;
+    if (k == LEX_PUNCT && *t == '.')
+        return false;
+    c->ok = false;
+    return bare && module_sentinel_fn(ctx, path, bare->module, NULL, 0);
+}
+
+/* What the vocabulary says about one word, computed once per distinct word of a file: the word
+ * lists are scanned per call (sink words, id families by segment), and identifiers repeat. */
+enum {
+    W_DECISIVE = 1,    /* a dtype declaration or a sink word: the file is analysed */
+    W_SENTINEL = 2,    /* an infinity word, finfo, iinfo */
+    W_CAST = 4,        /* a cast method (counts after '.') */
+    W_INT = 8,         /* an integer source or an id name */
+    W_TENSOR = 16,     /* tensor context */
+};
+
+enum { MEMO_SLOTS = 1024 };
+
+typedef struct word_memo {
+    const char *w;     /* NULL: empty slot */
+    uint32_t n;
+    uint8_t flags;
+} word_memo;
+
+static uint8_t word_flags(const py_state *st, const char *w, size_t n)
+{
+    uint8_t f = 0;
+    if (py_is_decl_callee(w, n) || (st && py_is_sink_word(st, w, n)))
+        f |= W_DECISIVE;
+    if (py_is_infinity_word(w, n) || (n == 5 && (memcmp(w, "finfo", 5) == 0 || memcmp(w, "iinfo", 5) == 0)))
+        f |= W_SENTINEL;
+    pt_word pw = pt_word_of(st ? st->torch : NULL, w, n);
+    if (pw.cast)
+        f |= W_CAST;
+    if (pw.int_source || py_name_family(w, n))
+        f |= W_INT;
+    if (pw.tensor_ctx || py_is_tensor_name(w, n))
+        f |= W_TENSOR;
+    return f;
+}
+
+static uint8_t memo_flags(word_memo *memo, const py_state *st, const char *w, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)w[i]) * 16777619u;
+    word_memo *m = &memo[h % MEMO_SLOTS];   /* direct-mapped: a collision recomputes */
+    if (m->w && m->n == n && memcmp(m->w, w, n) == 0)
+        return m->flags;
+    *m = (word_memo){ w, (uint32_t)n, word_flags(st, w, n) };
+    return m->flags;
+}
+
+bool py_prefilter(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len)
+{
+    word_memo memo[MEMO_SLOTS];
+    memset(memo, 0, sizeof memo);
+    lexer lx;
+    py_lex_init(&lx, data, len);
+    bool cast = false, int_source = false, sentinel = false, tensor = false;
+    char prev = 0;            /* previous punctuation, 0 after a word/number/string */
+    uint32_t prev_line = 0;   /* line of the previous token */
+    int depth = 0;            /* bracket depth */
+    imports im;
+    im.state = IMP_NONE;
+    im.nv = 0;
+    im.overflow = false;
+    chain ch = { .ok = false };
+    double v;
+    for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
+        if (k == LEX_COMMENT) {
+            if (comment_mentions_kvlint(lx.tok, lx.len))
+                return true;
+            continue;  /* a comment does not change `prev` */
+        }
+        bool first_on_line = (lx.fresh_line || prev_line == 0) && depth == 0;
+        prev_line = lx.line;
+        if (first_on_line || (k == LEX_PUNCT && *lx.tok == ';')) {
+            sentinel |= end_name(&im, ctx, path);
+            start_statement(&im, k == LEX_WORD ? lx.tok : "", k == LEX_WORD ? lx.len : 0);
+        } else if (im.state != IMP_NONE) {
+            sentinel |= import_token(&im, ctx, path, k, lx.tok, lx.len);
+        }
+        if (k != LEX_WORD)
+            sentinel |= chain_other(&ch, ctx, path, k, lx.tok);
+        switch (k) {
+        case LEX_STRING:
+            if (py_float_string_special(lx.tok, lx.len, &v))
+                sentinel = true;
+            break;
+        case LEX_NUMBER:
+            /* a token this lexer cannot read (`10000if`, which Python reads as 10000 if) counts */
+            if (!py_parse_number(lx.tok, lx.len, &v) || fabs(v) >= PY_SENTINEL_MAGNITUDE)
+                sentinel = true;
+            break;
+        case LEX_WORD: {
+            const char *w = lx.tok;
+            size_t n = lx.len;
+            uint8_t wf = memo_flags(memo, st, w, n);
+            if (wf & W_DECISIVE)
+                return true;
+            if (wf & W_SENTINEL)
+                sentinel = true;
+            if (im.overflow && (im.state == IMP_NAMES || prev == '.') && any_exported_sentinel(ctx, w, n))
+                sentinel = true;  /* too many imports to tell: any exported sentinel name counts */
+            if (im.state == IMP_NONE)
+                sentinel |= chain_word(&ch, &im, ctx, path, w, n, prev == '.');
+            if (prev == '.' && (wf & W_CAST))
+                cast = tensor = true;
+            if (wf & W_INT)
+                int_source = true;
+            if (wf & W_TENSOR)
+                tensor = true;
+            break;
+        }
+        case LEX_PUNCT:
+            prev = *lx.tok;
+            if (prev == '@' && !first_on_line)
+                tensor = true;  /* a @ b (a decorator starts its line) */
+            if (prev == '(' || prev == '[' || prev == '{')
+                depth++;
+            else if ((prev == ')' || prev == ']' || prev == '}') && depth > 0)
+                depth--;
+            continue;
+        case LEX_COMMENT:
+        case LEX_END:
+            break;
+        }
+        prev = 0;
+        if ((cast && int_source) || (sentinel && tensor))
+            return true;
+    }
+    sentinel |= end_name(&im, ctx, path);
+    sentinel |= chain_other(&ch, ctx, path, LEX_END, "");
+    return (cast && int_source) || (sentinel && tensor);
+}

@@ -93,11 +93,16 @@ typedef struct env {
     size_t n, cap;
 } env;
 
+enum { PE_MAX_INITS = 4 };
+#define PE_INIT_NAMES { "__init__", "__post_init__", "setUpClass", "setUp" }
+
 typedef struct klass {
     const char *name;
-    env attrs;     /* self.x as set in __init__ (joined over its assignments) */
+    env attrs;     /* self.x as set by the initialisers (joined over their assignments) */
     env consts;    /* class body: constants and methods */
-    TSNode init;   /* __init__, or a null node */
+    TSNode init[PE_MAX_INITS];  /* the initialisers, in the order of PE_INIT_NAMES: __init__,
+                                 * __post_init__, and unittest's setUpClass and setUp, which run
+                                 * before every test method (`cls.dtype = torch.float32`) */
     bool init_done;
 } klass;
 

@@ -183,8 +183,10 @@ static void exec_def(ev *e, TSNode s)
     f.other = false;
     f.node_id = pe_node_id(e, s, cls);
     pe_set_name(e, name, f);
-    if (cls && strcmp(name, "__init__") == 0)
-        cls->init = s;
+    static const char *const inits[PE_MAX_INITS] = PE_INIT_NAMES;
+    for (size_t i = 0; cls && i < PE_MAX_INITS; i++)
+        if (strcmp(name, inits[i]) == 0)
+            cls->init[i] = s;
     if (!e->quiet)
         ARENA_PUSH(e->s, e->queue, ((qfn){ s, cls, false }));
 }
@@ -341,7 +343,8 @@ static void analyse_function(ev *e, qfn *q)
     frame fr;
     memset(&fr, 0, sizeof fr);
     fr.fn = q->node;
-    fr.is_init = q->cls && ts_node_eq(q->cls->init, q->node);
+    for (size_t i = 0; q->cls && i < PE_MAX_INITS; i++)
+        fr.is_init |= ts_node_eq(q->cls->init[i], q->node);
     e->fr = &fr;
     e->cls = q->cls;
     e->cur = &fr.locals;
@@ -358,15 +361,16 @@ static void analyse_queue(ev *e)
         qfn q = e->queue.v[i];
         if (q.done)
             continue;
-        /* __init__ first, so that the other methods see self.x */
-        if (q.cls && !q.cls->init_done && !ts_node_is_null(q.cls->init)) {
+        /* the initialisers first, so that the other methods see self.x */
+        if (q.cls && !q.cls->init_done) {
             q.cls->init_done = true;
-            for (size_t j = i; j < e->queue.n; j++)
-                if (ts_node_eq(e->queue.v[j].node, q.cls->init)) {
-                    qfn init = e->queue.v[j];
-                    analyse_function(e, &init);
-                    e->queue.v[j].done = true;
-                }
+            for (size_t k = 0; k < PE_MAX_INITS; k++)
+                for (size_t j = i; !ts_node_is_null(q.cls->init[k]) && j < e->queue.n; j++)
+                    if (ts_node_eq(e->queue.v[j].node, q.cls->init[k])) {
+                        qfn init = e->queue.v[j];
+                        analyse_function(e, &init);
+                        e->queue.v[j].done = true;
+                    }
         }
         q = e->queue.v[i];
         analyse_function(e, &q);

@@ -102,6 +102,7 @@ typedef struct py_state {
     ARENA_VEC(const char *) kernels;       /* decorators of device kernels: "triton.jit", ... */
     const unsigned char *node_kinds;       /* the evaluator's node kind by symbol id (pytree.c) */
     uint32_t nnode_kinds;
+    struct py_modcache *modcache;          /* parsed parts of imported modules (pymodcache.c) */
 } py_state;
 
 /* How a call is written. */

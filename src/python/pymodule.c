@@ -34,6 +34,7 @@
 #include "python/grammar.h"
 #include "util/fsutil.h"
 #include "python/pyeval.h"
+#include "python/pymodcache.h"
 
 enum {
     MAX_MODULES = 8,                 /* modules loaded per analysed file */
@@ -46,7 +47,10 @@ typedef struct loaded {
     const fe_file_index *ix;
     const py_func_export *fn;   /* the function it was loaded for */
     char *data;                 /* the file's bytes, read again (the scanner frees its copy) */
-    TSTree *tree;
+    size_t len;
+    bool owns_data;             /* data is this file's (else the run's cache holds it) */
+    TSTree *tree;               /* this file's copy */
+    size_t bytes;               /* source bytes of the parsed ranges */
     ev *ev;                     /* NULL if it could not be loaded */
 } loaded;
 
@@ -132,39 +136,66 @@ static TSRange *needed_ranges(ev *e, const py_exports *ex, const py_func_export 
     return out;
 }
 
-/* Read the module's file, parse the parts f needs and evaluate its top level in a new evaluator
- * sharing e's arenas. NULL if over a bound or unreadable. */
-static ev *load(ev *e, loaded *slot)
+/* Read the module's file and parse the parts f needs, into part (tree NULL if it cannot be). */
+static void parse_part(ev *e, const fe_file_index *ix, const py_func_export *f, py_modpart *part)
 {
     struct pe_modules *ms = modules(e);
     size_t cap = e->ctx->project && e->ctx->project->max_file_size ? e->ctx->project->max_file_size : 8 << 20;
-    size_t len = 0;
     const char *err = NULL;
-    if (fs_read_file(slot->ix->path, cap, &slot->data, &len, &err) != FS_OK || len > UINT32_MAX) {
-        free(slot->data);
-        slot->data = NULL;
-        return NULL;
+    *part = (py_modpart){ 0 };
+    if (fs_read_file(ix->path, cap, &part->data, &part->len, &err) != FS_OK || part->len > UINT32_MAX) {
+        free(part->data);
+        *part = (py_modpart){ 0 };
+        return;
     }
     uint32_t nranges;
-    size_t bytes;
-    TSRange *ranges = needed_ranges(e, slot->ix->exports, slot->fn, slot->data, len, &nranges, &bytes);
-    if (nranges == 0 || ms->bytes + bytes > MAX_MODULE_BYTES)
-        return NULL;
+    TSRange *ranges = needed_ranges(e, ix->exports, f, part->data, part->len, &nranges, &part->bytes);
+    if (nranges == 0)
+        return;
     if (!ms->parser) {
         ms->parser = ts_parser_new();
         if (!ms->parser)
-            return NULL;
+            return;
         if (!ts_parser_set_language(ms->parser, tree_sitter_python())) {
             ts_parser_delete(ms->parser);
             ms->parser = NULL;
-            return NULL;
+            return;
         }
     }
-    if (!ts_parser_set_included_ranges(ms->parser, ranges, nranges))
+    if (ts_parser_set_included_ranges(ms->parser, ranges, nranges))
+        part->tree = ts_parser_parse_string(ms->parser, NULL, part->data, (uint32_t)part->len);
+}
+
+/* The parts f needs of the module, from the run's cache (pymodcache.c) or parsed here; slot owns
+ * the tree, and the bytes unless the cache holds them. */
+static bool part_of(ev *e, loaded *slot)
+{
+    py_modcache *cache = e->st ? e->st->modcache : NULL;
+    py_modpart got;
+    py_modkey key = { slot->ix->path, slot->fn->name, slot->fn->start, slot->fn->end };
+    if (!py_modcache_get(cache, &key, &got)) {
+        py_modpart mine;
+        parse_part(e, slot->ix, slot->fn, &mine);
+        if (!py_modcache_put(cache, &key, &mine, &got)) {
+            got = mine;            /* the cache is full: this file owns its copy */
+            slot->owns_data = true;
+        }
+    }
+    slot->data = got.data;
+    slot->len = got.len;
+    slot->tree = got.tree;
+    slot->bytes = got.bytes;
+    return slot->tree != NULL;
+}
+
+/* Parse (or take from the cache) the parts f needs and evaluate the module's top level in a new
+ * evaluator sharing e's arenas. NULL if over a bound or unreadable. */
+static ev *load(ev *e, loaded *slot)
+{
+    struct pe_modules *ms = modules(e);
+    if (!part_of(e, slot) || ms->bytes + slot->bytes > MAX_MODULE_BYTES)
         return NULL;
-    slot->tree = ts_parser_parse_string(ms->parser, NULL, slot->data, (uint32_t)len);
-    if (!slot->tree)
-        return NULL;
+    size_t bytes = slot->bytes, len = slot->len;
     ms->bytes += bytes;
     file_facts *dropped = arena_zalloc(e->s, sizeof *dropped);
     dropped->path = arena_strdup(e->s, slot->ix->path);
@@ -339,7 +370,8 @@ void pe_modules_free(ev *e)
     for (size_t i = 0; i < ms->n; i++) {
         if (ms->v[i].tree)
             ts_tree_delete(ms->v[i].tree);
-        free(ms->v[i].data);
+        if (ms->v[i].owns_data)
+            free(ms->v[i].data);
     }
     if (ms->parser)
         ts_parser_delete(ms->parser);

@@ -10,6 +10,7 @@
  * This file does not look at syntax trees: callers describe a call by its shape (py_call_shape).
  */
 #include "python/pyfe.h"
+#include "python/pymodcache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,6 +313,7 @@ py_state *py_state_new(void)
 {
     py_state *st = xcalloc(1, sizeof *st);
     st->arena = arena_new();
+    st->modcache = py_modcache_new();
     return st;
 }
 
@@ -331,6 +333,7 @@ void py_state_free(py_state *st)
     if (!st)
         return;
     pt_api_free(st->torch);
+    py_modcache_free(st->modcache);
     arena_free(st->arena);
     free(st);
 }

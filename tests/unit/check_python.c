@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "python/grammar.h"
 #include "python/pyfe.h"
+#include "python/pymodcache.h"
 #include "util/fsutil.h"
 
 static const char *srcdir(void)
@@ -286,6 +288,60 @@ START_TEST(prefilter_imports)
 }
 END_TEST
 
+static py_modpart parsed(const char *src)
+{
+    py_modpart p = { strdup(src), strlen(src), NULL, strlen(src) };
+    TSParser *ps = ts_parser_new();
+    ck_assert(ps && ts_parser_set_language(ps, tree_sitter_python()));
+    p.tree = ts_parser_parse_string(ps, NULL, p.data, (uint32_t)p.len);
+    ts_parser_delete(ps);
+    ck_assert_ptr_nonnull(p.tree);
+    return p;
+}
+
+/* The run's cache of module parts: one parse per (file, function), the file's bytes shared. */
+START_TEST(module_cache)
+{
+    py_modcache *c = py_modcache_new();
+    ck_assert_ptr_nonnull(c);
+    const char *src = "def f(x):\n    return x\ndef g(y):\n    return y\n";
+    py_modkey kf = { "m/masks.py", "f", 0, 24 }, kg = { "m/masks.py", "g", 24, 48 };
+    py_modpart out;
+    ck_assert(!py_modcache_get(c, &kf, &out));
+    py_modpart p = parsed(src);
+    ck_assert(py_modcache_put(c, &kf, &p, &out));
+    ck_assert_ptr_null(p.data);                      /* the cache took it */
+    ck_assert(out.tree && out.data && out.len == strlen(src));
+    const char *shared = out.data;
+    ts_tree_delete(out.tree);
+    ck_assert(py_modcache_get(c, &kf, &out));
+    ck_assert_ptr_eq(out.data, shared);
+    ck_assert_str_eq(ts_node_type(ts_tree_root_node(out.tree)), "module");
+    ts_tree_delete(out.tree);
+    /* another function of the same file: its own tree, the same bytes */
+    p = parsed(src);
+    ck_assert(py_modcache_put(c, &kg, &p, &out));
+    ck_assert_ptr_eq(out.data, shared);
+    ts_tree_delete(out.tree);
+    /* a second put of a key already held (two threads parsed it): the cached one wins */
+    p = parsed(src);
+    ck_assert(py_modcache_put(c, &kf, &p, &out));
+    ck_assert_ptr_eq(out.data, shared);
+    ts_tree_delete(out.tree);
+    /* a failed load is remembered */
+    py_modkey kx = { "m/missing.py", "h", 0, 1 };
+    py_modpart none = { 0 };
+    ck_assert(py_modcache_put(c, &kx, &none, &out));
+    ck_assert(py_modcache_get(c, &kx, &out) && out.tree == NULL);
+    py_modcache_free(c);
+    ck_assert(!py_modcache_get(NULL, &kf, &out));  /* no cache: nothing cached, nothing taken */
+    p = parsed(src);
+    ck_assert(!py_modcache_put(NULL, &kf, &p, &out) && p.data);
+    ts_tree_delete(p.tree);
+    free(p.data);
+}
+END_TEST
+
 START_TEST(prefilter_words)
 {
     kv_project *proj = project_default(".");
@@ -528,6 +584,7 @@ static Suite *python_suite(void)
     tcase_add_test(t, link_modules);
     tcase_add_test(t, prefilter_words);
     tcase_add_test(t, prefilter_imports);
+    tcase_add_test(t, module_cache);
     tcase_add_test(t, torch_api_table);
     suite_add_tcase(s, t);
     t = tcase_create("soundness");

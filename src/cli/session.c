@@ -241,7 +241,8 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
     s->arena = arena_new();
     diag_init(&s->diags, s->arena);
     bool rocm = o->platform && strcmp(o->platform, "rocm") == 0;
-    resolve_options ro = { .rocm = rocm, .model_config = o->model_config };
+    s->ids = id_vocab_load(kvlint_datadir(), &s->diags);
+    resolve_options ro = { .rocm = rocm, .model_config = o->model_config, .ids = s->ids };
     if (!whatif_dtype(cmd, "--kv-cache-dtype", o->whatif_kv, rocm, &ro.whatif_kv) ||
         !whatif_dtype(cmd, "--dtype", o->whatif_model, rocm, &ro.whatif_model)) {
         session_free(s, NULL);
@@ -303,6 +304,7 @@ void session_free(session *s, session_options *o)
     if (!s)
         return;
     deployment_set_free(s->deployments);
+    id_vocab_free(s->ids);
     scan_result_free(s->scan);
     project_free(s->project);
     scope_free(&s->scope);

@@ -35,6 +35,7 @@ typedef struct session {
     kv_project *project;
     scan_result *scan;
     deployment_set *deployments;
+    id_vocab *ids;                 /* grammars/ids.tsv: what the deployments' range names mean */
     diag_list diags;               /* session-level (project file, option values) */
     run_scope scope;               /* what a run on named files reads besides them */
     bool quiet;                    /* print warnings and errors only */

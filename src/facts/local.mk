@@ -1,4 +1,10 @@
 src_libkvlint_a_SOURCES += \
 	src/facts/facts.c src/facts/facts.h \
 	src/facts/facts_json.c src/facts/facts_json.h \
-	src/facts/expr.c
+	src/facts/expr.c \
+	src/facts/idvocab.c src/facts/idvocab.h
+
+# The id vocabulary (facts/idvocab.h), read at run time from $(pkgdatadir)/grammars by the Python
+# front end and the resolver.
+idvocabdir = $(pkgdatadir)/grammars
+dist_idvocab_DATA = grammars/ids.tsv

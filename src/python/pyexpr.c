@@ -110,7 +110,7 @@ static aval eval_attribute(ev *e, TSNode n)
         return pe_dtype_value(pe_dref(e, pe_dtype_kind_by_name(attr), n), false);
     if (obj.tag == AV_VALUES && obj.tensor && (strcmp(attr, "T") == 0 || strcmp(attr, "mT") == 0 || strcmp(attr, "data") == 0))
         return obj;
-    const char *fam = py_name_family(attr, strlen(attr));
+    const char *fam = py_name_family(e->st, attr, strlen(attr));
     if (fam)
         return pe_family_value(e, fam, n);
     aval field;

@@ -29,6 +29,7 @@
 
 #include "project/project.h"
 #include "facts/facts.h"
+#include "facts/idvocab.h"
 #include "frontend/frontend.h"
 #include "python/pytorch_api.h"
 
@@ -96,6 +97,7 @@ typedef struct py_word {
 typedef struct py_state {
     kv_arena *arena;
     pt_api *torch;                         /* grammars/python/torch.tsv (pytorch_api.h) */
+    id_vocab *ids;                         /* grammars/ids.tsv: id families, their names and bounds */
     ARENA_VEC(py_sink) sinks;
     ARENA_VEC(py_pattern) cache_names;     /* glob-ish: "*kv_cache*", "k_cache", "past_key_value*" */
     ARENA_VEC(py_word) sink_words;         /* last dotted parts of the sinks, without repeats */
@@ -161,10 +163,9 @@ bool py_parse_number(const char *s, size_t n, double *out);
  * a magnitude >= PY_SENTINEL_MAGNITUDE). */
 bool py_float_string_special(const char *s, size_t n, double *out);
 
-/* Integer families of names: "adapter", "expert", "position", "token", "slot", or NULL. */
-const char *py_name_family(const char *name, size_t n);
-/* The range names that bound a family, most specific first; NULL-terminated. add: bound offset. */
-const char *const *py_family_bounds(const char *family, const double **adds);
+/* The id family of an identifier ("adapter_ids": "adapter", "positions": "position"), or NULL: the
+ * id vocabulary's (grammars/ids.tsv, st->ids). */
+const char *py_name_family(const py_state *st, const char *name, size_t n);
 
 /* Words of the vocabulary (shared by the evaluator and the prefilter, so that they cannot disagree). */
 bool py_is_infinity_word(const char *s, size_t n);      /* inf, Inf, Infinity, infty, PINF, NINF */
@@ -264,7 +265,7 @@ const fe_file_index *py_link_module(const py_link *l, const char *importer, cons
  * constants); path is the file's name as the index knows it (relative imports resolve from it). */
 bool py_prefilter(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len);
 /* A name (not an API word) that makes tensor context: `dtype`, *mask*, *Tensor*, an id family. */
-bool py_is_tensor_name(const char *s, size_t n);
+bool py_is_tensor_name(const py_state *st, const char *s, size_t n);
 
 /* Every `# kvlint: ignore[...]` comment of a file (frontend/suppress.h), into out->suppressions. */
 void py_collect_suppressions(const char *data, size_t len, kv_arena *a, file_facts *out);

@@ -1,34 +1,42 @@
 /*
- * pyids.c: integer id families by name: which identifiers hold adapter, expert, position,
- * token or slot ids, and which config range names bound them (symbolic until resolve/ binds them).
- * It does not decide where ranges come from (resolve/).
+ * pyids.c: integer id families by name: values of identifiers that hold adapter, expert,
+ * position, token or slot ids, bounded by the family's config range names (symbolic until resolve/
+ * binds them). Which names and bounds those are is the id vocabulary's (grammars/ids.tsv,
+ * facts/idvocab.h); where ranges come from is resolve/'s.
  */
 #include <string.h>
 
 #include "python/pyeval.h"
 
+/* The bound of a family's ids: the first of its bounds (grammars/ids.tsv) that the module, class
+ * or function defines, else its first; a count n bounds ids by n - 1. NULL: the family has none.
+ * Returned in the file's facts arena (the vocabulary does not outlive the scan). */
 static const char *choose_bound(ev *e, const char *family, double *add)
 {
-    const double *adds;
-    const char *const *b = py_family_bounds(family, &adds);
-    for (size_t i = 0; b[i]; i++) {
-        bool seen = pe_env_get(&e->module, b[i]) || (e->fr && pe_env_get(&e->fr->locals, b[i]))
-                    || (e->cls && (pe_env_get(&e->cls->attrs, b[i]) || pe_env_get(&e->cls->consts, b[i])))
-                    || (e->fr && pe_env_get(&e->fr->locals, arena_printf(e->a, "self.%s", b[i])));
+    const id_family *f = id_vocab_family(e->st ? e->st->ids : NULL, family);
+    if (!f || !f->bounds.n) {
+        *add = 0;
+        return NULL;
+    }
+    for (size_t i = 0; i < f->bounds.n; i++) {
+        const char *b = f->bounds.v[i].key;
+        bool seen = pe_env_get(&e->module, b) || (e->fr && pe_env_get(&e->fr->locals, b))
+                    || (e->cls && (pe_env_get(&e->cls->attrs, b) || pe_env_get(&e->cls->consts, b)))
+                    || (e->fr && pe_env_get(&e->fr->locals, arena_printf(e->a, "self.%s", b)));
         if (seen) {
-            *add = adds[i];
-            return b[i];
+            *add = f->bounds.v[i].count ? -1 : 0;
+            return arena_strdup(e->a, b);
         }
     }
-    *add = adds[0];
-    return b[0];
+    *add = f->bounds.v[0].count ? -1 : 0;
+    return arena_strdup(e->a, f->bounds.v[0].key);
 }
 
 /* An id named by its family (adapter_ids, positions, ...): [0, bound]. */
 aval pe_family_value(ev *e, const char *family, TSNode at)
 {
     kv_value v = pe_value_make(e, VK_INTEGER, 0, 0, at);
-    v.family = family;
+    v.family = arena_strdup(e->a, family);
     v.hi_sym = choose_bound(e, family, &v.hi_sym_add);
     v.hi_unknown = v.hi_sym == NULL;
     aval x = av_const(e->s, &v);
@@ -40,7 +48,7 @@ aval pe_family_value(ev *e, const char *family, TSNode at)
 /* Name each unbounded integer of x after the family of the variable it is assigned to. */
 aval pe_refine_family(ev *e, const char *name, aval x, TSNode at)
 {
-    const char *fam = py_name_family(name, strlen(name));
+    const char *fam = py_name_family(e->st, name, strlen(name));
     if (!fam || x.tag != AV_VALUES)
         return x;
     if (x.n == 0)
@@ -51,7 +59,7 @@ aval pe_refine_family(ev *e, const char *name, aval x, TSNode at)
         if (v->kind != VK_INTEGER)
             continue;
         if (!v->family)
-            v->family = fam;
+            v->family = arena_strdup(e->a, fam);
         if (v->hi_unknown) {
             v->hi_sym = choose_bound(e, fam, &v->hi_sym_add);
             v->hi_unknown = v->hi_sym == NULL;
@@ -73,7 +81,7 @@ aval pe_default_for_name(ev *e, const char *name, TSNode at)
     }
     if (pe_dtype_by_name(name))
         return pe_dtype_value(pe_dref(e, pe_dtype_kind_by_name(name), at), false);
-    const char *fam = py_name_family(name, strlen(name));
+    const char *fam = py_name_family(e->st, name, strlen(name));
     if (fam)
         return pe_family_value(e, fam, at);
     if (strstr(name, "mask")) {

@@ -46,9 +46,9 @@ bool py_is_cast_method(const py_state *st, const char *s, size_t n)
 /* Besides the API's tensor words (torch.tsv's `context` column): the names the evaluator reads as
  * dtypes or masks (`dtype`, `*mask*`), `Tensor` in annotations, and the id families. */
 /* The names (not API words) that make tensor context. */
-bool py_is_tensor_name(const char *s, size_t n)
+bool py_is_tensor_name(const py_state *st, const char *s, size_t n)
 {
-    if (py_name_family(s, n))
+    if (py_name_family(st, s, n))
         return true;
     if (n == 5 && memcmp(s, "dtype", 5) == 0)
         return true;
@@ -60,7 +60,7 @@ bool py_is_tensor_name(const char *s, size_t n)
 
 bool py_is_tensor_word(const py_state *st, const char *s, size_t n)
 {
-    return pt_word_of(st ? st->torch : NULL, s, n).tensor_ctx || py_is_tensor_name(s, n);
+    return pt_word_of(st ? st->torch : NULL, s, n).tensor_ctx || py_is_tensor_name(st, s, n);
 }
 
 bool py_is_int_source(const py_state *st, const char *s, size_t n)
@@ -136,73 +136,9 @@ bool py_float_string_special(const char *s, size_t n, double *out)
 
 /* ---- name families ---- */
 
-static bool seg_in(const char *name, size_t n, const char *const *segs)
+const char *py_name_family(const py_state *st, const char *name, size_t n)
 {
-    size_t i = 0;
-    while (i < n) {
-        size_t j = i;
-        while (j < n && name[j] != '_')
-            j++;
-        for (size_t k = 0; segs[k]; k++)
-            if (strlen(segs[k]) == j - i && strncasecmp(segs[k], name + i, j - i) == 0)
-                return true;
-        i = j + 1;
-    }
-    return false;
-}
-
-const char *py_name_family(const char *name, size_t n)
-{
-    static const char *const idsuf[] = { "id", "ids", "idx", "idxs", "index", "indices", "mapping", NULL };
-    static const char *const adapter[] = { "adapter", "adapters", "lora", "loras", NULL };
-    static const char *const expert[] = { "expert", "experts", NULL };
-    static const char *const position[] = { "position", "positions", "pos", NULL };
-    static const char *const token[] = { "token", "tokens", "input", NULL };
-    static const char *const slot[] = { "slot", "slots", NULL };
-    /* `positions` alone is vLLM's and SGLang's name for position ids; the singular `position` is as
-     * often a coordinate (a voxel grid's 3-D positions), so only its id-suffixed forms count */
-    if (n == 9 && memcmp(name, "positions", 9) == 0)
-        return "position";
-    if (!seg_in(name, n, idsuf))
-        return NULL;
-    if (seg_in(name, n, adapter))
-        return "adapter";
-    if (seg_in(name, n, expert))
-        return "expert";
-    if (seg_in(name, n, position))
-        return "position";
-    if (seg_in(name, n, slot))
-        return "slot";
-    if (seg_in(name, n, token))
-        return "token";
-    return NULL;
-}
-
-const char *const *py_family_bounds(const char *family, const double **adds)
-{
-    static const char *const adapter[] = { "num_adapters", "max_loras", "num_loras", NULL };
-    static const double adapter_add[] = { 0, 0, 0 };
-    static const char *const expert[] = { "num_experts", "num_local_experts", "num_adapters", NULL };
-    static const double expert_add[] = { -1, -1, 0 };
-    static const char *const position[] = { "max_model_len", "max_position_embeddings", "context_length", NULL };
-    static const double position_add[] = { -1, -1, -1 };
-    static const char *const token[] = { "vocab_size", NULL };
-    static const double token_add[] = { -1 };
-    static const char *const slot[] = { "num_slots", NULL };
-    static const double slot_add[] = { -1 };
-    static const char *const none[] = { NULL };
-    static const double none_add[] = { 0 };
-    struct { const char *f; const char *const *b; const double *a; } t[] = {
-        { "adapter", adapter, adapter_add }, { "expert", expert, expert_add },
-        { "position", position, position_add }, { "token", token, token_add }, { "slot", slot, slot_add },
-    };
-    for (size_t i = 0; family && i < sizeof t / sizeof *t; i++)
-        if (strcmp(t[i].f, family) == 0) {
-            *adds = t[i].a;
-            return t[i].b;
-        }
-    *adds = none_add;
-    return none;
+    return id_vocab_name_family(st ? st->ids : NULL, name, n);
 }
 
 /* ---- the tokenizer (pylexer.h) ---- */

@@ -318,9 +318,9 @@ static uint8_t word_flags(const py_state *st, const char *w, size_t n)
     pt_word pw = pt_word_of(st ? st->torch : NULL, w, n);
     if (pw.cast)
         f |= W_CAST;
-    if (pw.int_source || py_name_family(w, n))
+    if (pw.int_source || py_name_family(st, w, n))
         f |= W_INT;
-    if (pw.tensor_ctx || py_is_tensor_name(w, n))
+    if (pw.tensor_ctx || py_is_tensor_name(st, w, n))
         f |= W_TENSOR;
     return f;
 }

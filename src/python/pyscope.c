@@ -418,7 +418,7 @@ void pe_bind_params(ev *e, TSNode fn, const args *g)
             have = !av_is_unknown(&v);
         }
         if (!have) {
-            const char *fam = py_name_family(nm, strlen(nm));
+            const char *fam = py_name_family(e->st, nm, strlen(nm));
             v = fam ? pe_family_value(e, fam, name) : pe_default_for_name(e, nm, name);
             /* q: torch.Tensor, mask: Optional[Tensor]: a tensor ("Tensor" is a tensor word) */
             if (v.tag == AV_VALUES && (pe_is(p, "typed_parameter") || pe_is(p, "typed_default_parameter"))

@@ -325,6 +325,7 @@ py_state *py_state_load(const char *datadir, const kv_project *project, diag_lis
     index_words(st);
     st->node_kinds = py_node_kinds(st->arena, &st->nnode_kinds);
     st->torch = pt_api_load(datadir, diags);
+    st->ids = id_vocab_load(datadir, diags);
     return st;
 }
 
@@ -333,6 +334,7 @@ void py_state_free(py_state *st)
     if (!st)
         return;
     pt_api_free(st->torch);
+    id_vocab_free(st->ids);
     py_modcache_free(st->modcache);
     arena_free(st->arena);
     free(st);

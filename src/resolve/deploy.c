@@ -249,37 +249,18 @@ static resolved_dtype resolve_kv(resolver *r, bool rocm, const dtype_decl *kd, c
 
 /* ---- id ranges ---- */
 
-static const struct {
-    const char *name;
-    const char *family;
-    bool count;              /* a count n of ids 0..n-1 (else the largest id itself) */
-    bool id;                 /* a .kvlint.yaml id name: its `max` is the largest id */
-} range_kinds[] = {
-    { "num_adapters", "adapter", false, false },      { "max_loras", "adapter", false, false },
-    { "max_model_len", "position", true, false },     { "context_length", "position", true, false },
-    { "max_seq_len", "position", true, false },       { "max_position_embeddings", "position", true, false },
-    { "vocab_size", "token", true, false },           { "num_experts", "expert", true, false },
-    { "num_local_experts", "expert", true, false },   { "n_routed_experts", "expert", true, false },
-    { "adapter_id", "adapter", false, true },         { "adapter", "adapter", false, true },
-    { "position", "position", true, true },           { "position_id", "position", true, true },
-    { "token", "token", true, true },                 { "token_id", "token", true, true },
-    { "expert", "expert", true, true },               { "expert_id", "expert", true, true },
-};
-
 /* A range from a number as written: a bound's value (max_model_len 4096) or, for the id names of
- * .kvlint.yaml (position_id: {max: 4095}), the largest id. */
-static id_range make_range(const char *name, double written, const dtype_decl *d, kv_loc loc)
+ * .kvlint.yaml (position_id: {max: 4095}), the largest id. What the name means is the id
+ * vocabulary's (grammars/ids.tsv). */
+static id_range make_range(const resolver *r, const char *name, double written, const dtype_decl *d, kv_loc loc)
 {
     id_range x = { .name = name, .max = written, .max_id = written, .decl = d, .loc = loc };
-    for (size_t i = 0; i < sizeof range_kinds / sizeof *range_kinds; i++) {
-        if (strcmp(range_kinds[i].name, name) != 0)
-            continue;
-        x.family = range_kinds[i].family;
-        if (range_kinds[i].count && range_kinds[i].id)
-            x.max = written + 1;
-        else if (range_kinds[i].count)
-            x.max_id = written - 1;
-    }
+    id_range_kind k = id_vocab_range_kind(r->opt->ids, name);
+    x.family = k.family ? arena_strdup(r->a, k.family) : NULL;  /* the set owns what its ranges point to */
+    if (k.count && k.id_name)
+        x.max = written + 1;
+    else if (k.count)
+        x.max_id = written - 1;
     return x;
 }
 
@@ -422,7 +403,7 @@ static void finish(resolver *r, const group_decls *g)
         }
         d.skip_layers = g->skip ? g->skip->raw : NULL;
         for (size_t i = g->ranges.n; i-- > 0;) /* the last one wins, as with argparse */
-            add_range(r, &ranges, make_range(g->ranges.v[i]->range_name, g->ranges.v[i]->number, g->ranges.v[i],
+            add_range(r, &ranges, make_range(r, g->ranges.v[i]->range_name, g->ranges.v[i]->number, g->ranges.v[i],
                                              g->ranges.v[i]->loc));
     } else {
         d.name = "engine default";
@@ -430,10 +411,10 @@ static void finish(resolver *r, const group_decls *g)
             d.loc = ck->model->loc;
     }
     for (size_t i = 0; ck && i < ck->ranges.n; i++)
-        add_range(r, &ranges, make_range(ck->ranges.v[i]->range_name, ck->ranges.v[i]->number, ck->ranges.v[i],
+        add_range(r, &ranges, make_range(r, ck->ranges.v[i]->range_name, ck->ranges.v[i]->number, ck->ranges.v[i],
                                          ck->ranges.v[i]->loc));
     for (size_t i = 0; r->proj && i < r->proj->ranges.n; i++)
-        add_range(r, &ranges, make_range(r->proj->ranges.v[i].name, r->proj->ranges.v[i].max, NULL,
+        add_range(r, &ranges, make_range(r, r->proj->ranges.v[i].name, r->proj->ranges.v[i].max, NULL,
                                          r->proj->ranges.v[i].loc));
     d.ranges = ranges.v;
     d.nranges = ranges.n;

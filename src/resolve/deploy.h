@@ -15,6 +15,7 @@
 
 #include "project/project.h"
 #include "facts/facts.h"
+#include "facts/idvocab.h"
 
 typedef struct id_range {
     const char *name;           /* "num_adapters", "max_loras", "max_model_len", "vocab_size", ... */
@@ -67,6 +68,7 @@ typedef struct resolve_options {
     kvn_dtype whatif_model;     /* --dtype D */
     bool rocm;                  /* --platform rocm */
     const char *model_config;   /* --model-config FILE (already scanned into facts), or NULL */
+    const id_vocab *ids;        /* what range names mean (grammars/ids.tsv); NULL: no name has a family */
 } resolve_options;
 
 typedef struct deployment_set {

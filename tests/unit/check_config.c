@@ -468,6 +468,26 @@ static const char *dt(kvn_dtype d)
     return i ? i->name : "invalid";
 }
 
+/* The id vocabulary the resolver reads range names with (grammars/ids.tsv), for the resolve tests. */
+static id_vocab *ids;
+
+static void load_ids(void)
+{
+    const char *dir = getenv("top_srcdir");
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    ids = id_vocab_load(dir && *dir ? dir : KVLINT_SOURCE_DIR, &d);
+    ck_assert_uint_eq(d.items.n, 0);
+    ck_assert_uint_ge(ids->families.n, 5);
+    arena_free(a);
+}
+
+static void free_ids(void)
+{
+    id_vocab_free(ids);
+}
+
 START_TEST(resolve_auto_chains)
 {
     dtype_decl ck[] = {
@@ -487,7 +507,7 @@ START_TEST(resolve_auto_chains)
     };
     dep[3].range_name = "max_model_len";
     file_facts *files[2] = { facts_with("m/config.json", ck, 3), facts_with("run.sh", dep, 6) };
-    resolve_options opt = { .whatif_kv = KVN_DTYPE_INVALID, .whatif_model = KVN_DTYPE_INVALID };
+    resolve_options opt = { .whatif_kv = KVN_DTYPE_INVALID, .whatif_model = KVN_DTYPE_INVALID, .ids = ids };
     kv_project *proj = project_default(".");
     deployment_set *s = deployments_resolve(files, 2, proj, &opt, NULL);
     ck_assert_uint_eq(s->n, 4);
@@ -529,7 +549,7 @@ START_TEST(resolve_checkpoint_kv_scheme_and_defaults)
         decl(DECL_KV_SCHEME, "FP8", "modelopt", 1, "modelopt"),
     };
     file_facts *files[1] = { facts_with("ckpt/config.json", ck, 2) };
-    resolve_options opt = { .whatif_kv = KVN_DTYPE_INVALID, .whatif_model = KVN_DTYPE_INVALID };
+    resolve_options opt = { .whatif_kv = KVN_DTYPE_INVALID, .whatif_model = KVN_DTYPE_INVALID, .ids = ids };
     kv_project *proj = project_default(".");
     deployment_set *s = deployments_resolve(files, 1, proj, &opt, NULL);
     ck_assert_uint_eq(s->n, 1);
@@ -582,7 +602,7 @@ START_TEST(resolve_scopes_script_deployments)
     file_facts *files[5] = { facts_with("p/deploy/run.sh", cli, 1), facts_with("p/src/lib.py", lib_dflt, 1),
                              facts_with("p/tests/a/test_a.py", llm, 1), facts_with("p/tests/b/helpers.py", dflt, 1),
                              facts_with("p/tests/b/test_b.py", NULL, 0) };
-    resolve_options opt = { .whatif_kv = KVN_DTYPE_INVALID, .whatif_model = KVN_DTYPE_INVALID };
+    resolve_options opt = { .whatif_kv = KVN_DTYPE_INVALID, .whatif_model = KVN_DTYPE_INVALID, .ids = ids };
     kv_project *proj = project_default(".");
     deployment_set *s = deployments_resolve(files, 5, proj, &opt, NULL);
     /* set_default_dtype in a test is no deployment; in library code it stays one */
@@ -665,7 +685,7 @@ START_TEST(mutated_inputs_never_crash)
                                           "`", "\xff", "\xc3", " -c ", "bash -c \"", "vllm serve ", "\t", ": " };
     kv_project *proj = project_default(".");
     fe_context ctx = { .project = proj };
-    resolve_options opt = { .whatif_kv = KVN_DTYPE_INVALID, .whatif_model = KVN_DTYPE_INVALID };
+    resolve_options opt = { .whatif_kv = KVN_DTYPE_INVALID, .whatif_model = KVN_DTYPE_INVALID, .ids = ids };
     unsigned seed = 1;
     for (int it = 0; it < 1500; it++) {
         size_t which = (size_t)it % 5;
@@ -702,6 +722,7 @@ int main(void)
 {
     Suite *s = suite_create("config");
     TCase *t = tcase_create("config");
+    tcase_add_unchecked_fixture(t, load_ids, free_ids);
     tcase_add_test(t, shell_quotes_continuations_comments);
     tcase_add_test(t, shell_bash_c_recursion_keeps_positions);
     tcase_add_test(t, shell_script_operand_after_options);

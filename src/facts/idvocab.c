@@ -1,0 +1,173 @@
+/*
+ * idvocab.c: reading grammars/ids.tsv (its header says what each row means) and the two questions
+ * asked of it: which family an identifier's ids belong to, and what a declared range name means.
+ */
+#include "facts/idvocab.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+
+enum { IDS_MAX_BYTES = 1 << 20, IDS_MAX_FIELDS = 4 };
+
+/* The family called name, added (in file order) if it is new. */
+static id_family *family_named(id_vocab *v, const char *name)
+{
+    for (size_t i = 0; i < v->families.n; i++)
+        if (strcmp(v->families.v[i].name, name) == 0)
+            return &v->families.v[i];
+    id_family f = { .name = name };
+    ARENA_PUSH(v->arena, v->families, f);
+    return &v->families.v[v->families.n - 1];
+}
+
+/* One row (fields already split); false when it is malformed. */
+static bool read_row(id_vocab *v, char **f, size_t nf, const char **why)
+{
+    static const char *const kinds[] = { "suffix", "word", "name", "bound", "id", NULL };
+    size_t kind = 0;
+    while (kinds[kind] && strcmp(kinds[kind], f[0]) != 0)
+        kind++;
+    bool is_bound = kind == 3;
+    if (!kinds[kind])
+        *why = "kind is suffix, word, name, bound or id";
+    else if (nf < 3 || nf > IDS_MAX_FIELDS)
+        *why = "expected 3 or 4 tab-separated columns";
+    else if (is_bound != (nf == 4))
+        *why = is_bound ? "a bound row needs a fourth column: count or largest" : "only bound rows have a fourth column";
+    else if (is_bound && strcmp(f[3], "count") != 0 && strcmp(f[3], "largest") != 0)
+        *why = "the fourth column is count or largest";
+    else if ((kind == 0) != (strcmp(f[1], "-") == 0))
+        *why = kind == 0 ? "a suffix row has no family (-)" : "the row needs a family";
+    if (*why)
+        return false;
+    if (kind == 0) {
+        ARENA_PUSH(v->arena, v->suffixes, f[2]);
+        return true;
+    }
+    id_family *fam = family_named(v, f[1]);
+    if (kind == 1)
+        ARENA_PUSH(v->arena, fam->words, f[2]);
+    else if (kind == 2)
+        ARENA_PUSH(v->arena, fam->names, f[2]);
+    else if (kind == 4)
+        ARENA_PUSH(v->arena, fam->id_names, f[2]);
+    else {
+        id_bound b = { f[2], strcmp(f[3], "count") == 0 };
+        ARENA_PUSH(v->arena, fam->bounds, b);
+    }
+    return true;
+}
+
+id_vocab *id_vocab_read(const char *path, const char *data, size_t len, diag_list *diags)
+{
+    id_vocab *v = xcalloc(1, sizeof *v);
+    v->arena = arena_new();
+    char *text = arena_strndup(v->arena, data, len);
+    unsigned line = 0;
+    for (char *p = text, *next; p && *p; p = next) {
+        line++;
+        next = strchr(p, '\n');
+        if (next)
+            *next++ = '\0';
+        if (*p == '#' || *p == '\0')
+            continue;
+        char *f[IDS_MAX_FIELDS + 1];
+        size_t nf = 0;
+        for (char *q = p; q && nf <= IDS_MAX_FIELDS; nf++) {
+            f[nf] = q;
+            q = strchr(q, '\t');
+            if (q)
+                *q++ = '\0';
+        }
+        const char *why = NULL;
+        if (!read_row(v, f, nf, &why))
+            diag_add(diags, DIAG_ERROR, path, line, 1, "id vocabulary: %s (row ignored)", why);
+    }
+    return v;
+}
+
+id_vocab *id_vocab_load(const char *datadir, diag_list *diags)
+{
+    char *path = fs_join(datadir ? datadir : ".", "grammars/ids.tsv");
+    char *data = NULL;
+    size_t len = 0;
+    const char *err = NULL;
+    id_vocab *v;
+    if (fs_read_file(path, IDS_MAX_BYTES, &data, &len, &err) != FS_OK) {
+        diag_add(diags, DIAG_ERROR, path, 0, 0, "cannot read the id vocabulary: %s", err ? err : "too large");
+        v = id_vocab_read(path, "", 0, diags);
+    } else {
+        v = id_vocab_read(path, data, len, diags);
+    }
+    free(data);
+    free(path);
+    return v;
+}
+
+void id_vocab_free(id_vocab *v)
+{
+    if (!v)
+        return;
+    arena_free(v->arena);
+    free(v);
+}
+
+/* Whether one of name's underscore-separated segments is in segs (case-insensitively). */
+static bool has_segment(const char *name, size_t n, const char *const *segs, size_t nsegs)
+{
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && name[j] != '_')
+            j++;
+        for (size_t k = 0; k < nsegs; k++)
+            if (strlen(segs[k]) == j - i && strncasecmp(segs[k], name + i, j - i) == 0)
+                return true;
+        i = j + 1;
+    }
+    return false;
+}
+
+const char *id_vocab_name_family(const id_vocab *v, const char *name, size_t n)
+{
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < v->families.n; i++)
+        for (size_t k = 0; k < v->families.v[i].names.n; k++)
+            if (strlen(v->families.v[i].names.v[k]) == n && memcmp(v->families.v[i].names.v[k], name, n) == 0)
+                return v->families.v[i].name;
+    if (!has_segment(name, n, v->suffixes.v, v->suffixes.n))
+        return NULL;
+    for (size_t i = 0; i < v->families.n; i++)
+        if (has_segment(name, n, v->families.v[i].words.v, v->families.v[i].words.n))
+            return v->families.v[i].name;
+    return NULL;
+}
+
+const id_family *id_vocab_family(const id_vocab *v, const char *name)
+{
+    for (size_t i = 0; v && name && i < v->families.n; i++)
+        if (strcmp(v->families.v[i].name, name) == 0)
+            return &v->families.v[i];
+    return NULL;
+}
+
+id_range_kind id_vocab_range_kind(const id_vocab *v, const char *name)
+{
+    for (size_t i = 0; v && i < v->families.n; i++) {
+        const id_family *f = &v->families.v[i];
+        for (size_t k = 0; k < f->bounds.n; k++)
+            if (strcmp(f->bounds.v[k].key, name) == 0)
+                return (id_range_kind){ f->name, f->bounds.v[k].count, false };
+    }
+    for (size_t i = 0; v && i < v->families.n; i++) {
+        const id_family *f = &v->families.v[i];
+        for (size_t k = 0; k < f->id_names.n; k++)
+            if (strcmp(f->id_names.v[k], name) == 0)
+                return (id_range_kind){ f->name, f->bounds.n && f->bounds.v[0].count, true };
+    }
+    return (id_range_kind){ NULL, false, false };
+}

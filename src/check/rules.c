@@ -21,6 +21,7 @@
 #include "util/strbuf.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
+#include "util/strlist.h"
 
 const char *severity_name(kv_severity s)
 {
@@ -447,12 +448,6 @@ bool rules_load_file(rule_set *set, const char *path, diag_list *diags)
     return L.ok;
 }
 
-static bool is_yaml(const char *p)
-{
-    size_t n = strlen(p);
-    return (n > 5 && strcmp(p + n - 5, ".yaml") == 0) || (n > 4 && strcmp(p + n - 4, ".yml") == 0);
-}
-
 bool rules_load_dir(rule_set *set, const char *dir, diag_list *diags)
 {
     if (!fs_is_dir(dir)) {
@@ -463,7 +458,7 @@ bool rules_load_dir(rule_set *set, const char *dir, diag_list *diags)
     bool ok = fs_walk(dir, &files, diags);
     fs_list_sort_unique(&files);
     for (size_t i = 0; i < files.n; i++)
-        if (is_yaml(files.paths[i]))
+        if (str_ends_with(files.paths[i], ".yaml") || str_ends_with(files.paths[i], ".yml"))
             ok = rules_load_file(set, files.paths[i], diags) && ok;
     fs_list_free(&files);
     return ok;

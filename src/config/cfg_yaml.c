@@ -21,6 +21,7 @@
 #include "config/cfg.h"
 #include "config/shellwords.h"
 #include "util/strbuf.h"
+#include "util/strlist.h"
 
 enum { WALK_MAX_DEPTH = 256 };
 
@@ -122,12 +123,6 @@ static int shell_node(yw *y, const ynode *n, const char *carrier, const char *hi
     return cfg_shell_text(y->c, s->data + from, to - from, from, flags, carrier, hint, bare_group);
 }
 
-static bool has_suffix(const char *s, const char *suffix)
-{
-    size_t n = s ? strlen(s) : 0, m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 static bool mentions_server(const char *s)
 {
     return strstr(s, "vllm") || strstr(s, "sglang") || strstr(s, "trtllm-serve");
@@ -178,8 +173,6 @@ static const char *const checkpoint_ranges[] = {
     "n_routed_experts", NULL,
 };
 
-static bool in_list(const char *const *list, const char *s);
-
 /* Every other numeric field of a checkpoint config (`attention_multiplier: 0.0078125`), top level and
  * text_config's where the top level has none: the values code reads as `config.x` (pyconfig.c). */
 static void checkpoint_fields(yw *y, const ynode *m, const ynode *top, int group)
@@ -188,7 +181,7 @@ static void checkpoint_fields(yw *y, const ynode *m, const ynode *top, int group
         const char *k = yscalar(deref(y, m->kids[i]));
         const ynode *v = deref(y, m->kids[i + 1]);
         if (!k || !v || v->kind != YN_SCALAR || v->style != YAML_PLAIN_SCALAR_STYLE || is_null(v) ||
-            in_list(checkpoint_ranges, k) || (top && get(y, top, k)))
+            str_in_list(checkpoint_ranges, k) || (top && get(y, top, k)))
             continue;
         char *end;
         double x = strtod(v->val, &end);
@@ -276,14 +269,6 @@ static const char *const server_only[] = {
 };
 static const char *const sglang_only[] = { "context-length", "mem-fraction-static", "tp-size", NULL };
 
-static bool in_list(const char *const *list, const char *s)
-{
-    for (size_t i = 0; list[i]; i++)
-        if (!strcmp(list[i], s))
-            return true;
-    return false;
-}
-
 /* Keys no engine accepts in its config file (vLLM rejects unknown options), but training and
  * evaluation recipes have: TRL/open-r1 (`model_name_or_path`, `torch_dtype`, `use_vllm`, `vllm_*`),
  * axolotl (`base_model`, `datasets`), HF Trainer arguments. */
@@ -305,10 +290,10 @@ static const char *server_config_engine(const ynode *root, bool named)
             return NULL;
         char name[64];
         normalise_key(k, name, sizeof name);
-        if (in_list(recipe_only, name) || !strncmp(name, "vllm-", 5))
+        if (str_in_list(recipe_only, name) || !strncmp(name, "vllm-", 5))
             return NULL;
-        server = server || in_list(server_only, name);
-        sglang = sglang || in_list(sglang_only, name);
+        server = server || str_in_list(server_only, name);
+        sglang = sglang || str_in_list(sglang_only, name);
     }
     return !server ? NULL : sglang ? "sglang" : "vllm";
 }
@@ -694,7 +679,7 @@ static void walk(yw *y, const ynode *n, int depth)
                 continue; /* values.schema.json, a CRD's openAPIV3Schema */
             else if (k && (!strcmp(k, "env") || !strcmp(k, "environment")))
                 container_env(y, v, NULL, -1); /* e.g. an LLMInferenceService container without image */
-            else if (!k || !in_list(prose_keys, k))
+            else if (!k || !str_in_list(prose_keys, k))
                 walk(y, v, depth + 1);
         }
         break;
@@ -728,7 +713,7 @@ static void analyze_doc(yw *y, const ynode *root)
         const char *engine;
         /* Checkpoints are JSON (config.json, hf_quant_config.json); a YAML with `model_type` and
          * `torch_dtype` is a training recipe (axolotl), not a checkpoint. */
-        bool json = has_suffix(y->c->path, ".json");
+        bool json = str_ends_with(y->c->path, ".json");
         if (json && !get(y, root, "apiVersion") && (get(y, root, "model_type") || get(y, root, "architectures"))) {
             hf_config(y, root);
             return;

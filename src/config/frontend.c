@@ -12,17 +12,12 @@
 
 #include "config/cfg.h"
 #include "frontend/frontend.h"
+#include "util/strlist.h"
 
 static const char *base_of(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
 typedef enum file_kind { FK_NONE, FK_YAML, FK_SHELL, FK_DOCKER, FK_ENV, FK_UNIT } file_kind;
@@ -32,15 +27,15 @@ static file_kind kind_of(const char *path)
     const char *b = base_of(path);
     if (!strcmp(b, ".kvlint.yaml") || !strcmp(b, ".kvlint.yml") || !strcmp(b, ".kvlint-baseline.json"))
         return FK_NONE;
-    if (ends_with(b, ".yaml") || ends_with(b, ".yml") || ends_with(b, ".json"))
+    if (str_ends_with(b, ".yaml") || str_ends_with(b, ".yml") || str_ends_with(b, ".json"))
         return FK_YAML;
-    if (ends_with(b, ".sh") || ends_with(b, ".bash"))
+    if (str_ends_with(b, ".sh") || str_ends_with(b, ".bash"))
         return FK_SHELL;
-    if (!strcmp(b, ".env") || !strncmp(b, ".env.", 5) || ends_with(b, ".env"))
+    if (!strcmp(b, ".env") || !strncmp(b, ".env.", 5) || str_ends_with(b, ".env"))
         return FK_ENV;
-    if (ends_with(b, ".service"))
+    if (str_ends_with(b, ".service"))
         return FK_UNIT;
-    if (!strcmp(b, "Dockerfile") || !strncmp(b, "Dockerfile.", 11) || ends_with(b, ".dockerfile") ||
+    if (!strcmp(b, "Dockerfile") || !strncmp(b, "Dockerfile.", 11) || str_ends_with(b, ".dockerfile") ||
         !strcmp(b, "Containerfile"))
         return FK_DOCKER;
     return FK_NONE;

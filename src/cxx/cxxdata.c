@@ -155,14 +155,6 @@ const cxx_conv *cxx_find(const cxx_conv *v, size_t n, const char *name)
     return NULL;
 }
 
-bool cxx_in_list(const char *const *v, size_t n, const char *name, size_t len)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strlen(v[i]) == len && memcmp(v[i], name, len) == 0)
-            return true;
-    return false;
-}
-
 /* `*x*` contains, `x*` starts with, `*x` ends with, else exact (as grammars/python/sinks.tsv). */
 static bool pattern_match(const char *pat, const char *s, size_t n)
 {

@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "cxx/cxxfe.h"
+#include "util/strlist.h"
 
 enum { MAX_DEPTH = 24, MAX_VALUES = 16 };
 #define CXX_SENTINEL_MAGNITUDE 1e4
@@ -443,7 +444,7 @@ static cvals eval_call(fn_ctx *x, CXCursor c, int depth)
     const cxx_conv *cv;
     double d;
     bool b32;
-    if (cxx_in_list(st->sentinels.v, st->sentinels.n, name, strlen(name)) && clang_constant(c, &d, &b32)) {
+    if (mem_in_array(st->sentinels.v, st->sentinels.n, name, strlen(name)) && clang_constant(c, &d, &b32)) {
         cvals r = { .n = 0 };  /* __builtin_inff() from INFINITY, __builtin_huge_valf() */
         cval v = constant(x, c, d, b32);
         add_val(&r, &v);
@@ -471,8 +472,8 @@ static cvals eval_call(fn_ctx *x, CXCursor c, int depth)
         }
         return (cvals){ .unknown = true };
     }
-    bool is_min = cxx_in_list(st->clamp_min.v, st->clamp_min.n, name, strlen(name));
-    if (is_min || cxx_in_list(st->clamp_max.v, st->clamp_max.n, name, strlen(name)))
+    bool is_min = mem_in_array(st->clamp_min.v, st->clamp_min.n, name, strlen(name));
+    if (is_min || mem_in_array(st->clamp_max.v, st->clamp_max.n, name, strlen(name)))
         return eval_clamp(x, c, is_min, depth);
     if ((strcmp(name, "operator-") == 0 || strcmp(name, "__hneg") == 0) && nargs == 1) {
         cvals r = negate(eval(x, clang_Cursor_getArgument(c, 0), depth + 1));

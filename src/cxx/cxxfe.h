@@ -54,7 +54,6 @@ typedef struct cxx_state {
 cxx_state *cxx_state_load(const char *datadir, diag_list *diags);
 void cxx_state_free(cxx_state *st);
 const cxx_conv *cxx_find(const cxx_conv *v, size_t n, const char *name);
-bool cxx_in_list(const char *const *v, size_t n, const char *name, size_t len);
 bool cxx_is_cache_name(const cxx_state *st, const char *name, size_t n);
 
 /* ---- precompiled headers (cxxpch.c) ---- */

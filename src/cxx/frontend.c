@@ -23,26 +23,21 @@
 #include "frontend/suppress.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
+#include "util/strlist.h"
 
 enum { CLOSURE_MAX_FILES = 64, CLOSURE_MAX_DEPTH = 8, HEADER_MAX_BYTES = 2 << 20 };
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
 
 static const char *cxx_claim(const char *path, const char *head, size_t head_len)
 {
     static const char *const cuda[] = { ".cu", ".cuh", NULL };
     static const char *const cxx[] = { ".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx", NULL };
     for (size_t i = 0; cuda[i]; i++)
-        if (ends_with(path, cuda[i]))
+        if (str_ends_with(path, cuda[i]))
             return "cuda";
     for (size_t i = 0; cxx[i]; i++)
-        if (ends_with(path, cxx[i]))
+        if (str_ends_with(path, cxx[i]))
             return "c++";
-    if (!ends_with(path, ".h"))
+    if (!str_ends_with(path, ".h"))
         return NULL;
     if (!head)
         return FE_CLAIM_BY_CONTENT;
@@ -90,7 +85,7 @@ static bool ident_char(char c)
 
 static bool is_table_word(const cxx_state *st, const char *w, size_t n)
 {
-    if (cxx_in_list(st->sentinels.v, st->sentinels.n, w, n) || cxx_in_list(st->limits.v, st->limits.n, w, n))
+    if (mem_in_array(st->sentinels.v, st->sentinels.n, w, n) || mem_in_array(st->limits.v, st->limits.n, w, n))
         return true;
     for (size_t i = 0; i < st->bits.n; i++)
         if (strlen(st->bits.v[i].name) == n && memcmp(st->bits.v[i].name, w, n) == 0)

@@ -15,6 +15,7 @@
 
 #include "python/grammar.h"
 #include "python/pyfe.h"
+#include "util/strlist.h"
 
 static void *python_init(const char *datadir, const struct kv_project *project, diag_list *diags)
 {
@@ -35,8 +36,7 @@ static const char *python_claim(const char *path, const char *head, size_t head_
 {
     (void)head;
     (void)head_len;
-    size_t l = strlen(path);
-    bool py = (l > 3 && strcmp(path + l - 3, ".py") == 0) || (l > 4 && strcmp(path + l - 4, ".pyi") == 0);
+    bool py = str_ends_with(path, ".py") || str_ends_with(path, ".pyi");
     return py ? "python" : NULL;
 }
 

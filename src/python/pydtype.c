@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "python/pyeval.h"
+#include "util/strlist.h"
 
 dtype_ref pe_dref(ev *e, dref_kind k, TSNode at)
 {
@@ -86,8 +87,7 @@ bool pe_is_wide_float(const ev *e, const dtype_ref *r)
 /* A dtype spelled by name: self.dtype / dtype / model_dtype are the model's, kv_cache_dtype the cache's. */
 bool pe_dtype_by_name(const char *name)
 {
-    size_t l = strlen(name);
-    return (l >= 5 && strcmp(name + l - 5, "dtype") == 0);
+    return str_ends_with(name, "dtype");
 }
 
 dref_kind pe_dtype_kind_by_name(const char *name)

@@ -19,6 +19,7 @@
 
 #include "python/pyfe.h"
 #include "python/pylexer.h"
+#include "util/strlist.h"
 
 /* ---- index: top-level functions ---- */
 
@@ -165,7 +166,7 @@ static void from_word(from_state *fs, import_set *im, kv_arena *a, const char *w
 static bool kernel_decorator_word(const char *s, size_t n)
 {
     static const char *const w[] = { "jit", "autotune", "heuristics", "njit", NULL };
-    return py_word_in(s, n, w);
+    return mem_in_list(w, s, n);
 }
 
 /* Does a top-level statement starting with this token belong to the prologue a module needs
@@ -175,7 +176,7 @@ static bool prologue_statement(lex_kind k, const char *s, size_t n)
 {
     static const char *const skip[] = { "def", "async", "class", "if", "elif", "else", "for", "while", "with",
                                         "try", "except", "finally", "match", NULL };
-    return k == LEX_WORD && !py_word_in(s, n, skip);
+    return k == LEX_WORD && !mem_in_list(skip, s, n);
 }
 
 typedef ARENA_VEC(py_range) range_vec;

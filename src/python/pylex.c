@@ -16,26 +16,19 @@
 #include <strings.h>
 
 #include "frontend/suppress.h"
-
-bool py_word_in(const char *s, size_t n, const char *const *list)
-{
-    for (size_t i = 0; list[i]; i++)
-        if (strlen(list[i]) == n && memcmp(list[i], s, n) == 0)
-            return true;
-    return false;
-}
+#include "util/strlist.h"
 
 bool py_is_infinity_word(const char *s, size_t n)
 {
     static const char *const w[] = { "inf", "Inf", "Infinity", "infty", "PINF", "NINF", NULL };
-    return py_word_in(s, n, w);
+    return mem_in_list(w, s, n);
 }
 
 bool py_is_decl_callee(const char *s, size_t n)
 {
     static const char *const w[] = { "LLM", "EngineArgs", "AsyncEngineArgs", "Engine", "set_default_dtype", "LLMConfig",
                                      "vLLMEngineProcessorConfig", "SGLangEngineProcessorConfig", NULL };
-    return py_word_in(s, n, w);
+    return mem_in_list(w, s, n);
 }
 
 bool py_is_cast_method(const py_state *st, const char *s, size_t n)

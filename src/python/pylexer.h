@@ -25,8 +25,6 @@ typedef struct lexer {
 
 void py_lex_init(lexer *lx, const char *data, size_t len);
 lex_kind py_lex_next(lexer *lx);
-/* Is s[0..n) one of the NULL-terminated words? */
-bool py_word_in(const char *s, size_t n, const char *const *list);
 /* Does this token spell a sentinel by itself (a large or unreadable number, an infinity word,
  * finfo/iinfo, a string float() reads as special)? */
 bool py_token_is_sentinel(lex_kind k, const char *s, size_t n);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "python/pyfe.h"
+#include "util/strlist.h"
 
 static const char *file_name(const char *path)
 {
@@ -88,19 +89,13 @@ static const char *last_of(const char *s, size_t n, char c)
     return NULL;
 }
 
-static bool ends_with(const char *s, size_t n, const char *suf)
-{
-    size_t l = strlen(suf);
-    return n >= l && memcmp(s + n - l, suf, l) == 0;
-}
-
 /* The module a path is, if it is a Python file. */
 static bool module_of(const char *path, link_module *m)
 {
     size_t n = strlen(path);
-    if (ends_with(path, n, "/__init__.py"))
+    if (mem_ends_with(path, n, "/__init__.py"))
         n -= strlen("/__init__.py");
-    else if (ends_with(path, n, ".py"))
+    else if (mem_ends_with(path, n, ".py"))
         n -= 3;
     else
         return false;

@@ -8,6 +8,7 @@
 
 #include "python/grammar.h"
 #include "python/pyeval.h"
+#include "util/strlist.h"
 
 const char *const pe_field_names[F_COUNT] = { "alias", "alternative", "argument", "arguments", "attribute", "body", "condition", "consequence", "definition", "function", "left", "module_name", "name", "object", "operator", "parameters", "right", "subscript", "value" };
 
@@ -384,9 +385,7 @@ static void analyse_queue(ev *e)
 static bool whole_statement(TSNode c)
 {
     const char *t = ts_node_type(c);
-    size_t l = strlen(t);
-    return (l > 10 && strcmp(t + l - 10, "_statement") == 0) || (l > 11 && strcmp(t + l - 11, "_definition") == 0) ||
-           strcmp(t, "comment") == 0;
+    return str_ends_with(t, "_statement") || str_ends_with(t, "_definition") || strcmp(t, "comment") == 0;
 }
 
 /* The first child of n with an error (want_error), or the first that is not a whole statement;

@@ -22,6 +22,7 @@
 #include "util/json.h"
 #include "util/xalloc.h"
 #include "facts/facts_json.h"
+#include "util/strlist.h"
 
 typedef struct checkpoint {
     const char *dir;
@@ -280,19 +281,9 @@ static void add_range(resolver *r, void *vecp, id_range x)
 static const char *const script_dirs[] = { "tests", "test", "testing", "examples", "example", "benchmarks",
                                            "benchmark", NULL };
 
-static bool name_in(const char *s, size_t n, const char *const *list)
-{
-    for (size_t i = 0; list[i]; i++)
-        if (strlen(list[i]) == n && memcmp(list[i], s, n) == 0)
-            return true;
-    return false;
-}
-
 static bool is_test_file(const char *base)
 {
-    size_t n = strlen(base);
-    return !strncmp(base, "test_", 5) || !strcmp(base, "conftest.py") ||
-           (n > 8 && !strcmp(base + n - 8, "_test.py"));
+    return !strncmp(base, "test_", 5) || !strcmp(base, "conftest.py") || str_ends_with(base, "_test.py");
 }
 
 bool path_is_script(const char *path, size_t root_len)
@@ -307,7 +298,7 @@ bool path_is_script(const char *path, size_t root_len)
         const char *slash = strchr(p, '/');
         if (!slash)
             return is_test_file(p);
-        if (name_in(p, (size_t)(slash - p), script_dirs))
+        if (mem_in_list(script_dirs, p, (size_t)(slash - p)))
             return true;
         p = slash + 1;
     }

@@ -15,6 +15,7 @@
 #include "config/ytree.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
+#include "util/strlist.h"
 
 /* ---- flag translation ---- */
 
@@ -89,19 +90,13 @@ static const char *absolute_in(kv_arena *a, const char *directory, const char *p
     return r;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 size_t compdb_translate(const char *const *argv, size_t argc, const char *directory, const char *file,
                         kv_arena *a, const char *const **out, bool *cuda)
 {
     ARENA_VEC(const char *) args = {0};
     const char *cc = argc ? argv[0] : "";
     const char *base = strrchr(cc, '/') ? strrchr(cc, '/') + 1 : cc;
-    *cuda = strstr(base, "nvcc") != NULL || (file && ends_with(file, ".cu"));
+    *cuda = strstr(base, "nvcc") != NULL || (file && str_ends_with(file, ".cu"));
     for (size_t i = 1; i < argc; i++) {
         const char *w = argv[i];
         const char *val = NULL;

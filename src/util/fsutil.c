@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "util/xalloc.h"
+#include "util/strlist.h"
 
 fs_status fs_read_file(const char *path, size_t max_size, char **data, size_t *len, const char **err)
 {
@@ -105,8 +106,7 @@ bool fs_skip_dir(const char *name)
     for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
         if (strcmp(name, skip[i]) == 0)
             return true;
-    size_t n = strlen(name);
-    return n > 9 && strcmp(name + n - 9, ".egg-info") == 0;
+    return str_ends_with(name, ".egg-info");
 }
 
 bool fs_is_dir(const char *path)

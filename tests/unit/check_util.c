@@ -16,6 +16,7 @@
 #include "util/json.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
+#include "util/strlist.h"
 
 START_TEST(arena_alignment_and_growth)
 {
@@ -75,6 +76,25 @@ static const char *fmt(double x)
     json_format_number(buf, sizeof buf, x);
     return buf;
 }
+
+START_TEST(strlist_suffixes_and_lists)
+{
+    static const char *const words[] = { "tests", "test", "examples", NULL };
+    ck_assert(str_ends_with("deploy/k8s.yaml", ".yaml"));
+    ck_assert(str_ends_with(".yaml", ".yaml"));
+    ck_assert(!str_ends_with("yaml", ".yaml"));
+    ck_assert(!str_ends_with(NULL, ".yaml"));
+    ck_assert(mem_ends_with("m/__init__.pyc", 13, "__init__.py"));  /* only the first n bytes */
+    ck_assert(!mem_ends_with("a.py", 3, ".py"));
+    ck_assert(str_in_list(words, "test"));
+    ck_assert(!str_in_list(words, "tes"));
+    ck_assert(mem_in_list(words, "tests/x", 5));
+    ck_assert(mem_in_list(words, "tests/x", 4));   /* "test" */
+    ck_assert(!mem_in_list(words, "testsx", 6));
+    ck_assert(mem_in_array(words, 3, "examples", 8));
+    ck_assert(!mem_in_array(words, 2, "examples", 8));  /* only the first count strings */
+}
+END_TEST
 
 START_TEST(json_numbers_round_trip)
 {
@@ -284,6 +304,7 @@ int main(void)
     tcase_add_test(t, arena_alignment_and_growth);
     tcase_add_test(t, arena_vec_push);
     tcase_add_test(t, strbuf_basics);
+    tcase_add_test(t, strlist_suffixes_and_lists);
     tcase_add_test(t, json_numbers_round_trip);
     tcase_add_test(t, json_writer_shape_and_escapes);
     tcase_add_test(t, json_writer_pretty);

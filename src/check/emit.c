@@ -14,6 +14,7 @@
 #include "facts/facts_json.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
+#include "util/numfmt.h"
 
 /* ---- message templates ---- */
 
@@ -107,7 +108,7 @@ static void seen_add(ectx *c, const char *k)
 char *ev_num(kv_arena *a, double x)
 {
     char buf[64];
-    format_value(buf, sizeof buf, x);
+    fmt_number(buf, sizeof buf, x, NUMFMT_PROSE);
     return arena_strdup(a, buf);
 }
 
@@ -284,7 +285,7 @@ const char *ev_stored_text(kv_arena *a, const path_result *p, size_t n)
         if (done[i])
             continue;
         char buf[64];
-        format_value(buf, sizeof buf, p[i].stored);
+        fmt_number(buf, sizeof buf, p[i].stored, NUMFMT_PROSE);
         sb_addf(&sb, "%sas %s by %s", sb.len ? " and " : "", buf, p[i].path);
         for (size_t j = i + 1; j < n; j++)
             if (!done[j] && (p[j].stored == p[i].stored || (isnan(p[j].stored) && isnan(p[i].stored)))) {

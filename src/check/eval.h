@@ -115,7 +115,5 @@ size_t store_path_coded(const char *api, bool saturating, kvn_dtype kv, double x
                         path_result out[MAX_PATHS]);
 /* x as a value of dtype d by a PyTorch tensor cast (NaN if d is not an element/scaled dtype). */
 kvn_result cast_to_dtype(kvn_dtype d, double x);
-/* Format a number as messages show it: "-1e9" style when short, else %.17g shortest. */
-void format_value(char *buf, size_t n, double x);
 
 #endif

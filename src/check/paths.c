@@ -121,36 +121,3 @@ size_t store_path_coded(const char *api, bool saturating, kvn_dtype kv, double x
                                      saturating ? "saturating" : "non-saturating");
     return add_path(out, 0, label, kv, x, (kvn_result){ x, KVN_EXACT }, saturating ? KVN_SATURATE : KVN_NONSATURATE);
 }
-
-void format_value(char *buf, size_t n, double x)
-{
-    if (isnan(x)) {
-        snprintf(buf, n, "NaN");
-        return;
-    }
-    if (isinf(x)) {
-        snprintf(buf, n, x < 0 ? "-inf" : "inf");
-        return;
-    }
-    if (x == floor(x) && fabs(x) < 1e10) {
-        snprintf(buf, n, "%.0f", x);
-        return;
-    }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, n, "%.*g", prec, x);
-        if (strtod(buf, NULL) == x)
-            break;
-    }
-    /* "1e+09" -> "1e9", "1e-07" -> "1e-7" */
-    char *e = strchr(buf, 'e');
-    if (e) {
-        char *d = e + 1, *s = e + 1;
-        if (*s == '+')
-            s++;
-        else if (*s == '-')
-            *d++ = *s++;
-        while (*s == '0' && s[1])
-            s++;
-        memmove(d, s, strlen(s) + 1);
-    }
-}

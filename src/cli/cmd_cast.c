@@ -18,6 +18,7 @@
 #include "util/json.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
+#include "util/numfmt.h"
 
 static const char usage[] =
     "usage: kvlint cast --dtype D [--overflow saturate|nonsaturate] [--scale S] [--rocm]\n"
@@ -210,7 +211,7 @@ static void print_text(const kvn_dtype_info *info, const cast_args *a, const kvn
     printf("%-24s %-24s %s\n", "input", "stored", "class");
     for (size_t i = 0; i < a->nvalues; i++) {
         char num[40];
-        json_format_number(num, sizeof num, res[i].stored);
+        fmt_number(num, sizeof num, res[i].stored, NUMFMT_DATA);
         printf("%-24s %-24s %s\n", a->values[i], num, kvn_outcome_name(res[i].outcome));
     }
 }

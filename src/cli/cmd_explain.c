@@ -16,6 +16,7 @@
 #include "check/eval.h"
 #include "cli/check_common.h"
 #include "cli/commands.h"
+#include "util/numfmt.h"
 
 static const char usage[] =
     "usage: kvlint explain [options] [ID]\n"
@@ -54,7 +55,7 @@ static void print_example(FILE *out, const rule_set *rules, const rule *r, bool 
                 severity_name(x->severity), x->message, x->rule->id);
         for (size_t k = 0; k < x->nstored; k++) {
             char buf[64];
-            format_value(buf, sizeof buf, x->stored[k].stored);
+            fmt_number(buf, sizeof buf, x->stored[k].stored, NUMFMT_PROSE);
             fprintf(out, "%s  via %s: %s (%s)\n", md ? "    " : "    ", x->stored[k].path, buf,
                     outcome_class_name(x->stored[k].outcome));
         }

@@ -1,5 +1,6 @@
 /* json.c: see json.h. */
 #include "util/json.h"
+#include "util/numfmt.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -134,37 +135,10 @@ void json_string(json_writer *w, const char *s)
         json_escape(w->out, s);
 }
 
-void json_format_number(char *buf, size_t n, double x)
-{
-    if (isnan(x)) {
-        snprintf(buf, n, "nan");
-        return;
-    }
-    if (isinf(x)) {
-        snprintf(buf, n, x < 0 ? "-inf" : "inf");
-        return;
-    }
-    if (x == 0) {
-        snprintf(buf, n, signbit(x) ? "-0" : "0");
-        return;
-    }
-    /* Integers that a binary64 holds exactly print as integers (-1e9 as -1000000000). */
-    if (fabs(x) < 9007199254740992.0 && x == floor(x)) {
-        snprintf(buf, n, "%.0f", x);
-        return;
-    }
-    /* Otherwise the shortest %.Ng that reads back as the same binary64. */
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, n, "%.*g", prec, x);
-        if (strtod(buf, NULL) == x)
-            return;
-    }
-}
-
 void json_number(json_writer *w, double x)
 {
     char buf[40];
-    json_format_number(buf, sizeof buf, x);
+    fmt_number(buf, sizeof buf, x, NUMFMT_DATA);
     before_item(w);
     if (isfinite(x))
         sb_adds(w->out, buf);

@@ -44,7 +44,5 @@ void json_kv_int(json_writer *w, const char *key, int64_t x);
 void json_kv_bool(json_writer *w, const char *key, bool b);
 /* Append s as a JSON string literal (quotes included) to sb; invalid UTF-8 becomes U+FFFD. */
 void json_escape(strbuf *sb, const char *s);
-/* Format x as kvlint prints numbers everywhere (see above); "inf", "-inf", "nan", "-0". */
-void json_format_number(char *buf, size_t n, double x);
 
 #endif

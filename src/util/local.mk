@@ -3,6 +3,7 @@ src_libkvlint_a_SOURCES += \
 	src/util/diag.c src/util/diag.h \
 	src/util/fsutil.c src/util/fsutil.h \
 	src/util/json.c src/util/json.h \
+	src/util/numfmt.c src/util/numfmt.h \
 	src/util/outfile.c src/util/outfile.h \
 	src/util/strbuf.c src/util/strbuf.h \
 	src/util/strlist.c src/util/strlist.h \

@@ -14,6 +14,7 @@
 #include "check/rules.h"
 #include "report/report.h"
 #include "util/fsutil.h"
+#include "util/numfmt.h"
 #include "util/strbuf.h"
 
 static rule_set *rules;
@@ -829,17 +830,17 @@ END_TEST
 START_TEST(number_format)
 {
     char b[64];
-    format_value(b, sizeof b, -1e9);
+    fmt_number(b, sizeof b, -1e9, NUMFMT_PROSE);
     ck_assert_str_eq(b, "-1000000000");
-    format_value(b, sizeof b, -1e12);
+    fmt_number(b, sizeof b, -1e12, NUMFMT_PROSE);
     ck_assert_str_eq(b, "-1e12");
-    format_value(b, sizeof b, -25.71875);
+    fmt_number(b, sizeof b, -25.71875, NUMFMT_PROSE);
     ck_assert_str_eq(b, "-25.71875");
-    format_value(b, sizeof b, -INFINITY);
+    fmt_number(b, sizeof b, -INFINITY, NUMFMT_PROSE);
     ck_assert_str_eq(b, "-inf");
-    format_value(b, sizeof b, NAN);
+    fmt_number(b, sizeof b, NAN, NUMFMT_PROSE);
     ck_assert_str_eq(b, "NaN");
-    format_value(b, sizeof b, 1e-7);
+    fmt_number(b, sizeof b, 1e-7, NUMFMT_PROSE);
     ck_assert_str_eq(b, "1e-7");
 }
 END_TEST

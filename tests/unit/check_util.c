@@ -17,6 +17,7 @@
 #include "util/outfile.h"
 #include "util/strbuf.h"
 #include "util/strlist.h"
+#include "util/numfmt.h"
 
 START_TEST(arena_alignment_and_growth)
 {
@@ -73,9 +74,32 @@ END_TEST
 static const char *fmt(double x)
 {
     static char buf[64];
-    json_format_number(buf, sizeof buf, x);
+    fmt_number(buf, sizeof buf, x, NUMFMT_DATA);
     return buf;
 }
+
+/* One formatter, two styles: where data and prose differ, and where they agree. */
+START_TEST(number_styles)
+{
+    static const struct { double x; const char *data, *prose; } t[] = {
+        { -1e9, "-1000000000", "-1000000000" },
+        { -1e12, "-1000000000000", "-1e12" },
+        { 1e20, "1e+20", "1e20" },
+        { 1e-7, "1e-07", "1e-7" },
+        { -25.71875, "-25.71875", "-25.71875" },
+        { -0.0, "-0", "-0" },
+        { -INFINITY, "-inf", "-inf" },
+        { NAN, "nan", "NaN" },
+    };
+    char b[32];
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        fmt_number(b, sizeof b, t[i].x, NUMFMT_DATA);
+        ck_assert_str_eq(b, t[i].data);
+        fmt_number(b, sizeof b, t[i].x, NUMFMT_PROSE);
+        ck_assert_str_eq(b, t[i].prose);
+    }
+}
+END_TEST
 
 START_TEST(strlist_suffixes_and_lists)
 {
@@ -305,6 +329,7 @@ int main(void)
     tcase_add_test(t, arena_vec_push);
     tcase_add_test(t, strbuf_basics);
     tcase_add_test(t, strlist_suffixes_and_lists);
+    tcase_add_test(t, number_styles);
     tcase_add_test(t, json_numbers_round_trip);
     tcase_add_test(t, json_writer_shape_and_escapes);
     tcase_add_test(t, json_writer_pretty);

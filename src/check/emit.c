@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "check/family.h"
-#include "facts/facts_json.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/numfmt.h"
@@ -119,7 +118,7 @@ char *ev_loc_text(kv_arena *a, const kv_loc *l)
 
 const char *ev_dtype_name(kvn_dtype d)
 {
-    return json_dtype_name(d);
+    return kvn_dtype_name(d);
 }
 
 const char *ev_engine(const deployment *d, const char *fact_engine)

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "facts/facts_json.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 

@@ -24,6 +24,76 @@ static const char usage[] =
     SESSION_OPTIONS_HELP
     "  -h, --help              this help\n";
 
+/* ---- deployments (the resolver's; JSON is written here, not in resolve/) ---- */
+
+/* Its "checkpoint_fields": each field the code reads, with its value or why it is unknown. */
+static void json_checkpoint_fields(json_writer *w, const deployment *d)
+{
+    if (!d->nread_fields)
+        return; /* no code reads a checkpoint field: the key is left out */
+    json_key(w, "checkpoint_fields");
+    json_array_begin(w);
+    for (size_t i = 0; i < d->nread_fields; i++) {
+        double x = 0;
+        const dtype_decl *from = NULL;
+        kv_field_lookup k = deployment_field(d, d->read_fields[i], &x, &from);
+        json_object_begin(w);
+        json_kv_string(w, "field", d->read_fields[i]);
+        if (k == KV_FIELD_FOUND) {
+            json_kv_number(w, "value", x);
+            json_loc(w, "from", &from->loc);
+        } else {
+            json_key(w, "value");
+            json_null(w);
+            json_kv_string(w, "unresolved", k == KV_FIELD_ABSENT ? "the checkpoint config has no such numeric field"
+                                                                  : d->ckpt_why);
+        }
+        json_object_end(w);
+    }
+    json_array_end(w);
+}
+
+static void json_resolved(json_writer *w, const char *key, const resolved_dtype *x)
+{
+    json_key(w, key);
+    json_object_begin(w);
+    json_kv_string(w, "dtype", x->dtype == KVN_DTYPE_INVALID ? NULL : kvn_dtype_name(x->dtype));
+    json_kv_string(w, "how", x->how);
+    if (x->unresolved)
+        json_kv_string(w, "unresolved", x->unresolved);
+    json_loc(w, "from", x->decl ? &x->decl->loc : NULL);
+    json_object_end(w);
+}
+
+/* One item of "deployments" (schema in docs/facts.md). */
+static void json_deployment(json_writer *w, const deployment *d)
+{
+    json_object_begin(w);
+    json_kv_string(w, "name", d->name);
+    json_kv_string(w, "engine", d->engine);
+    json_loc(w, "location", d->loc.path ? &d->loc : NULL);
+    json_resolved(w, "kv_cache_dtype", &d->kv);
+    json_resolved(w, "model_dtype", &d->model);
+    json_kv_bool(w, "dynamic_kv_scales", d->dynamic_kv_scales);
+    json_kv_bool(w, "rocm", d->rocm);
+    json_kv_string(w, "skip_layers", d->skip_layers);
+    json_key(w, "ranges");
+    json_array_begin(w);
+    for (size_t i = 0; i < d->nranges; i++) {
+        const id_range *x = &d->ranges[i];
+        json_object_begin(w);
+        json_kv_string(w, "name", x->name);
+        json_kv_number(w, "value", x->max);
+        json_kv_number(w, "max_id", x->max_id);
+        json_kv_string(w, "family", x->family);
+        json_loc(w, "from", x->loc.path ? &x->loc : NULL);
+        json_object_end(w);
+    }
+    json_array_end(w);
+    json_checkpoint_fields(w, d);
+    json_object_end(w);
+}
+
 #define EACH_FACT(s, arr, fn)                                                   \
     for (size_t fi = 0; fi < (s)->scan->n; fi++)                                 \
         for (size_t k = 0; k < (s)->scan->files[fi]->arr.n; k++)                 \
@@ -154,14 +224,14 @@ static void print_text(const session *s)
                    x->engine ? x->engine : "unknown", decl_key_name(x->key), x->raw ? x->raw : "",
                    x->carrier ? x->carrier : "?",
                    x->key == DECL_KV_CACHE_DTYPE || x->key == DECL_MODEL_DTYPE || x->key == DECL_KV_SCHEME
-                       ? json_dtype_name(x->dtype) : "-");
+                       ? kvn_dtype_name(x->dtype) : "-");
         }
     }
     for (size_t i = 0; i < s->deployments->n; i++) {
         const deployment *d = &s->deployments->v[i];
         printf("deployment %s: kv %s (%s), model %s (%s)\n", d->name,
-               json_dtype_name(d->kv.dtype), d->kv.unresolved ? d->kv.unresolved : d->kv.how,
-               json_dtype_name(d->model.dtype), d->model.unresolved ? d->model.unresolved : d->model.how);
+               kvn_dtype_name(d->kv.dtype), d->kv.unresolved ? d->kv.unresolved : d->kv.how,
+               kvn_dtype_name(d->model.dtype), d->model.unresolved ? d->model.unresolved : d->model.how);
     }
 }
 

@@ -155,10 +155,10 @@ static void print_text(const matrix *m)
     }
     printf("%-20s", "KV cache \\ model");
     for (size_t j = 0; j < 3; j++)
-        printf("  %-*s", j < 2 ? w : 0, json_dtype_name(m->models[j]));
+        printf("  %-*s", j < 2 ? w : 0, kvn_dtype_name(m->models[j]));
     putchar('\n');
     for (size_t i = 0; i < m->nkv; i++) {
-        printf("%-20s", json_dtype_name(m->kvs[i]));
+        printf("%-20s", kvn_dtype_name(m->kvs[i]));
         for (size_t j = 0; j < 3; j++) {
             cell_text(&m->cells[i * 3 + j], buf, sizeof buf);
             printf("  %-*s", j < 2 ? w : 0, buf);
@@ -173,7 +173,7 @@ static void print_text(const matrix *m)
         if (!header)
             puts("\nunsafe cells (first finding of each):");
         header = true;
-        printf("  kv %s, model %s: %s:%u:%u: %s [%s]\n", json_dtype_name(c->kv), json_dtype_name(c->model),
+        printf("  kv %s, model %s: %s:%u:%u: %s [%s]\n", kvn_dtype_name(c->kv), kvn_dtype_name(c->model),
                report_path(c->first->loc.path), c->first->loc.line, c->first->loc.col, c->first->message,
                c->first->rule->id);
     }
@@ -189,15 +189,15 @@ static void print_json(const matrix *m)
     json_key(&w, "model_dtypes");
     json_array_begin(&w);
     for (size_t j = 0; j < 3; j++)
-        json_string(&w, json_dtype_name(m->models[j]));
+        json_string(&w, kvn_dtype_name(m->models[j]));
     json_array_end(&w);
     json_key(&w, "cells");
     json_array_begin(&w);
     for (size_t i = 0; i < m->nkv * 3; i++) {
         const cell *c = &m->cells[i];
         json_object_begin(&w);
-        json_kv_string(&w, "kv_cache_dtype", json_dtype_name(c->kv));
-        json_kv_string(&w, "dtype", json_dtype_name(c->model));
+        json_kv_string(&w, "kv_cache_dtype", kvn_dtype_name(c->kv));
+        json_kv_string(&w, "dtype", kvn_dtype_name(c->model));
         json_kv_string(&w, "verdict", c->first ? "unsafe" : "safe");
         if (c->first) {
             json_kv_string(&w, "rule", c->first->rule->id);

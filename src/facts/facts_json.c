@@ -28,19 +28,13 @@ void json_loc(json_writer *w, const char *key, const kv_loc *l)
     json_object_end(w);
 }
 
-const char *json_dtype_name(kvn_dtype d)
-{
-    const kvn_dtype_info *i = kvn_dtype_get(d);
-    return i ? i->name : "invalid";
-}
-
 void json_dtype_ref(json_writer *w, const char *key, const dtype_ref *r)
 {
     json_key(w, key);
     json_object_begin(w);
     json_kv_string(w, "kind", dref_kind_name(r->kind));
     if (r->kind == DREF_CONCRETE)
-        json_kv_string(w, "dtype", json_dtype_name(r->dtype));
+        json_kv_string(w, "dtype", kvn_dtype_name(r->dtype));
     json_kv_string(w, "text", r->text);
     json_object_end(w);
 }
@@ -181,7 +175,7 @@ void json_dtype_decl(json_writer *w, const dtype_decl *d)
     case DECL_KV_CACHE_DTYPE:
     case DECL_MODEL_DTYPE:
     case DECL_KV_SCHEME:
-        json_kv_string(w, "value", json_dtype_name(d->dtype));
+        json_kv_string(w, "value", kvn_dtype_name(d->dtype));
         break;
     case DECL_KV_SCALES:
     case DECL_ID_RANGE:

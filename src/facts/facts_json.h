@@ -17,7 +17,5 @@ void json_construction_fact(json_writer *w, const construction_fact *c);
 void json_intcast_fact(json_writer *w, const intcast_fact *c);
 void json_arith_fact(json_writer *w, const arith_fact *a);
 void json_dtype_decl(json_writer *w, const dtype_decl *d);
-/* Dtype name for output: canonical name, or "invalid". */
-const char *json_dtype_name(kvn_dtype d);
 
 #endif

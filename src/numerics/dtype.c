@@ -130,6 +130,12 @@ const kvn_dtype_info *kvn_dtype_get(kvn_dtype d)
     return &table[d].info;
 }
 
+const char *kvn_dtype_name(kvn_dtype d)
+{
+    const kvn_dtype_info *i = kvn_dtype_get(d);
+    return i ? i->name : "invalid";
+}
+
 kvn_model kvn__dtype_model(kvn_dtype d)
 {
     if (d < 0 || d >= DTYPE_COUNT)

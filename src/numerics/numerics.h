@@ -111,6 +111,8 @@ typedef struct kvn_dtype_info {
 
 size_t kvn_dtype_count(void);
 const kvn_dtype_info *kvn_dtype_get(kvn_dtype d);
+/* d's canonical name ("fp8_e4m3"), or "invalid" when d is no dtype (KVN_DTYPE_INVALID). */
+const char *kvn_dtype_name(kvn_dtype d);
 /* Find a dtype by canonical name or alias (case-insensitive for TensorRT-LLM's FP8/INT8/NVFP4,
  * torch.* spellings accepted). rocm: `fp8` means fp8_e4m3fnuz as on ROCm builds of vLLM. */
 kvn_dtype kvn_dtype_parse(const char *name, bool rocm);

@@ -19,9 +19,7 @@
 #include <string.h>
 
 #include "util/fsutil.h"
-#include "util/json.h"
 #include "util/xalloc.h"
-#include "facts/facts_json.h"
 #include "util/strlist.h"
 
 typedef struct checkpoint {
@@ -577,7 +575,7 @@ static void engine_defaults(resolver *r)
         deployment *d = &r->out.v[r->out.n - 1];
         d->kv = (resolved_dtype){ on_platform(r->rocm, NULL, r->proj->assume_kv.v[i]), NULL,
                                   "assumed (.kvlint.yaml assume.kv_cache_dtype)", NULL };
-        d->name = arena_printf(r->a, "engine default, assumed KV %s", json_dtype_name(d->kv.dtype));
+        d->name = arena_printf(r->a, "engine default, assumed KV %s", kvn_dtype_name(d->kv.dtype));
     }
 }
 
@@ -632,46 +630,4 @@ const id_range *deployment_range(const deployment *d, const char *name, const ch
             best = x;
     }
     return best;
-}
-
-/* ---- JSON ---- */
-
-static void json_resolved(json_writer *w, const char *key, const resolved_dtype *x)
-{
-    json_key(w, key);
-    json_object_begin(w);
-    json_kv_string(w, "dtype", x->dtype == KVN_DTYPE_INVALID ? NULL : json_dtype_name(x->dtype));
-    json_kv_string(w, "how", x->how);
-    if (x->unresolved)
-        json_kv_string(w, "unresolved", x->unresolved);
-    json_loc(w, "from", x->decl ? &x->decl->loc : NULL);
-    json_object_end(w);
-}
-
-void json_deployment(json_writer *w, const deployment *d)
-{
-    json_object_begin(w);
-    json_kv_string(w, "name", d->name);
-    json_kv_string(w, "engine", d->engine);
-    json_loc(w, "location", d->loc.path ? &d->loc : NULL);
-    json_resolved(w, "kv_cache_dtype", &d->kv);
-    json_resolved(w, "model_dtype", &d->model);
-    json_kv_bool(w, "dynamic_kv_scales", d->dynamic_kv_scales);
-    json_kv_bool(w, "rocm", d->rocm);
-    json_kv_string(w, "skip_layers", d->skip_layers);
-    json_key(w, "ranges");
-    json_array_begin(w);
-    for (size_t i = 0; i < d->nranges; i++) {
-        const id_range *x = &d->ranges[i];
-        json_object_begin(w);
-        json_kv_string(w, "name", x->name);
-        json_kv_number(w, "value", x->max);
-        json_kv_number(w, "max_id", x->max_id);
-        json_kv_string(w, "family", x->family);
-        json_loc(w, "from", x->loc.path ? &x->loc : NULL);
-        json_object_end(w);
-    }
-    json_array_end(w);
-    json_checkpoint_fields(w, d);
-    json_object_end(w);
 }

@@ -106,10 +106,5 @@ const char *const *read_checkpoint_fields(kv_arena *a, file_facts *const *files,
 /* A kv_expr lookup over a deployment (ctx is the const deployment *). */
 kv_field_lookup deployment_field_fn(const void *ctx, const char *name, double *value);
 
-/* JSON: "deployments": [...] items (schema in docs/facts.md). */
-struct json_writer;
-void json_deployment(struct json_writer *w, const deployment *d);
-/* Its "checkpoint_fields": each field the code reads, with its value or why it is unknown (fields.c). */
-void json_checkpoint_fields(struct json_writer *w, const deployment *d);
 
 #endif

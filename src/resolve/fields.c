@@ -10,8 +10,6 @@
 #include <string.h>
 
 #include "resolve/deploy.h"
-#include "facts/facts_json.h"
-#include "util/json.h"
 
 kv_field_lookup deployment_field(const deployment *d, const char *name, double *value, const dtype_decl **from)
 {
@@ -65,30 +63,4 @@ const char *const *read_checkpoint_fields(kv_arena *a, file_facts *const *files,
     memcpy(out, names, k * sizeof *out);
     qsort(out, k, sizeof *out, by_name);
     return out;
-}
-
-void json_checkpoint_fields(json_writer *w, const deployment *d)
-{
-    if (!d->nread_fields)
-        return; /* no code reads a checkpoint field: the key is left out */
-    json_key(w, "checkpoint_fields");
-    json_array_begin(w);
-    for (size_t i = 0; i < d->nread_fields; i++) {
-        double x = 0;
-        const dtype_decl *from = NULL;
-        kv_field_lookup k = deployment_field(d, d->read_fields[i], &x, &from);
-        json_object_begin(w);
-        json_kv_string(w, "field", d->read_fields[i]);
-        if (k == KV_FIELD_FOUND) {
-            json_kv_number(w, "value", x);
-            json_loc(w, "from", &from->loc);
-        } else {
-            json_key(w, "value");
-            json_null(w);
-            json_kv_string(w, "unresolved", k == KV_FIELD_ABSENT ? "the checkpoint config has no such numeric field"
-                                                                  : d->ckpt_why);
-        }
-        json_object_end(w);
-    }
-    json_array_end(w);
 }

@@ -101,16 +101,16 @@ aval pe_call_summary(ev *e, size_t id, const args *g)
     size_t k = id * SLOTS + g->npos;
     while (e->summaries.n <= k)
         ARENA_PUSH(e->s, e->summaries, ((summary){ 0 }));
-    if (e->summaries.v[k].state == 1)
+    if (e->summaries.v[k].state == SUMMARY_PENDING)
         return av_unknown();  /* being computed: recursion */
     if (e->summaries.v[k].writes_args)
         return call_summary_uncached(e, id, g);  /* each call writes into its own arguments */
-    if (e->summaries.v[k].state == 0) {
-        e->summaries.v[k].state = 1;
+    if (e->summaries.v[k].state == SUMMARY_NONE) {
+        e->summaries.v[k].state = SUMMARY_PENDING;
         size_t before = g->written ? g->written->n : 0;
         aval r = call_summary_uncached(e, id, g);
         e->summaries.v[k].v = r;
-        e->summaries.v[k].state = 2;
+        e->summaries.v[k].state = SUMMARY_DONE;
         e->summaries.v[k].writes_args = g->written && g->written->n > before;
     }
     return e->summaries.v[k].v;

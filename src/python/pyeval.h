@@ -112,8 +112,14 @@ typedef struct qfn {
     bool done;
 } qfn;
 
+typedef enum summary_state {
+    SUMMARY_NONE,     /* not computed yet */
+    SUMMARY_PENDING,  /* being computed: a call reaching it again is recursion */
+    SUMMARY_DONE
+} summary_state;
+
 typedef struct summary {
-    int state;        /* 0 not computed, 1 being computed, 2 done */
+    summary_state state;
     bool writes_args; /* the function writes into a parameter in place: every call is evaluated */
     aval v;
 } summary;

@@ -112,8 +112,14 @@ static void fn_call(fn_extent *f, const char *w, size_t n, kv_arena *a)
 }
 
 /* Inside `from M import ...`: the names, `as` aliases, up to the end of the statement. */
+typedef enum from_phase {
+    FROM_NONE,               /* not in a from-import */
+    FROM_MODULE,             /* after `from`: reading M */
+    FROM_NAMES               /* after `import`: reading the names */
+} from_phase;
+
 typedef struct from_state {
-    int phase;               /* 0 none, 1 after `from`, 2 after `import` */
+    from_phase phase;
     const char *last;        /* the previous imported name */
     size_t last_len;
     bool alias_next;
@@ -136,9 +142,9 @@ static void from_module_token(from_state *fs, const char *w, size_t n)
 
 static void from_word(from_state *fs, import_set *im, kv_arena *a, const char *w, size_t n)
 {
-    if (fs->phase == 1) {
+    if (fs->phase == FROM_MODULE) {
         if (n == 6 && memcmp(w, "import", 6) == 0) {
-            fs->phase = 2;
+            fs->phase = FROM_NAMES;
             fs->module = fs->mod_overflow ? NULL : arena_strdup(a, fs->mod);
         } else {
             from_module_token(fs, w, n);
@@ -232,7 +238,7 @@ static void lex_functions(const char *data, size_t len, kv_arena *scratch, fn_ve
             stmt = prologue_statement(k, lx.tok, lx.len) ? lx.tok : NULL;
             memset(&fs, 0, sizeof fs);
             if (k == LEX_WORD && lx.len == 4 && memcmp(lx.tok, "from", 4) == 0) {
-                fs.phase = 1;
+                fs.phase = FROM_MODULE;
                 continue;
             }
         }
@@ -254,7 +260,7 @@ static void lex_functions(const char *data, size_t len, kv_arena *scratch, fn_ve
                 depth--;
             else if (prev == ';')
                 memset(&fs, 0, sizeof fs);
-            else if (prev == '.' && fs.phase == 1)
+            else if (prev == '.' && fs.phase == FROM_MODULE)
                 from_module_token(&fs, lx.tok, 1);   /* `from .pkg import`, `from a.b import` */
             continue;
         }
@@ -262,7 +268,7 @@ static void lex_functions(const char *data, size_t len, kv_arena *scratch, fn_ve
         word_len = lx.len;
         if (decorating && k == LEX_WORD && kernel_decorator_word(lx.tok, lx.len))
             jit = true;
-        if (fs.phase && k == LEX_WORD) {
+        if (fs.phase != FROM_NONE && k == LEX_WORD) {
             from_word(&fs, im, scratch, lx.tok, lx.len);
             continue;
         }

@@ -38,17 +38,25 @@ kv_value ex_value(const rule *r, kvn_dtype model)
     return v;
 }
 
-store_fact ex_store(const rule *r, file_facts *f, size_t nvalues)
+kv_value *ex_add_store(const rule *r, file_facts *f, size_t nvalues)
 {
     kvn_dtype model = r->example.model ? kvn_dtype_parse(r->example.model, false) : kvn_dtype_by_fmt(KVN_BF16);
     kv_value *v = arena_zalloc(f->arena, 2 * sizeof *v);
     v[0] = ex_value(r, model);
     v[1] = (kv_value){ .kind = VK_FLOAT, .lo = -3.5, .hi = 3.5, .text = "x", .sym_scale = 1 };
     bool key = !r->example.operand || strcmp(r->example.operand, "value") != 0;
-    return (store_fact){ .loc = ex_loc(), .family = SINK_ATTENTION_LAYER, .sink = "self.attn",
-                         .engine = r->example.engine, .operand = key ? OPERAND_KEY : OPERAND_VALUE,
-                         .tensor = key ? "k" : "v", .values = v, .nvalues = nvalues < 2 ? nvalues : 2,
-                         .shares_block = true };
+    store_fact s = { .loc = ex_loc(), .family = SINK_ATTENTION_LAYER, .sink = "self.attn",
+                     .engine = r->example.engine, .operand = key ? OPERAND_KEY : OPERAND_VALUE,
+                     .tensor = key ? "k" : "v", .values = v, .nvalues = nvalues < 2 ? nvalues : 2,
+                     .shares_block = true };
+    ARENA_PUSH(f->arena, f->stores, s);
+    return v;
+}
+
+void ex_stored_value(const rule *r, file_facts *f, deployment *d)
+{
+    (void)d;
+    ex_add_store(r, f, 1);
 }
 
 void rule_example_facts(const rule *r, file_facts *f, deployment *d)

@@ -113,8 +113,7 @@ static void run(ectx *c)
 static void example(const rule *r, file_facts *f, deployment *d)
 {
     (void)d;
-    store_fact s = ex_store(r, f, 2);
-    ARENA_PUSH(f->arena, f->stores, s);
+    ex_add_store(r, f, 2);
 }
 
 const family_def family_scale_crush = {

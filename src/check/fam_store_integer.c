@@ -243,14 +243,12 @@ static void run(ectx *c)
 static void example(const rule *r, file_facts *f, deployment *d)
 {
     (void)d;
-    store_fact s = ex_store(r, f, 1);
-    kv_value *v = (kv_value *)s.values;
+    kv_value *v = ex_add_store(r, f, 1);
     v->kind = VK_INTEGER;
     v->lo = 0;
     v->hi = r->example.range;
     v->hi_unknown = r->example.range <= 0;
     v->family = "adapter";
-    ARENA_PUSH(f->arena, f->stores, s);
 }
 
 static void describe(strbuf *sb, const rule *r)

@@ -149,13 +149,6 @@ static void run(ectx *c)
     ev_each_stored_value(c, WALK_FIXED_DTYPE_ONCE, stored_value);
 }
 
-static void example(const rule *r, file_facts *f, deployment *d)
-{
-    (void)d;
-    store_fact s = ex_store(r, f, 1);
-    ARENA_PUSH(f->arena, f->stores, s);
-}
-
 static void describe(strbuf *sb, const rule *r)
 {
     const store_value_settings *st = r->settings;
@@ -172,6 +165,6 @@ const family_def family_store_value = {
     .defaults = &defaults,
     .placeholders = placeholders,
     .evaluate = run,
-    .example = example,
+    .example = ex_stored_value,
     .describe = describe,
 };

@@ -76,8 +76,7 @@ static void run(ectx *c)
 /* The example's store under a deployment whose dtype stays unresolved. */
 static void example(const rule *r, file_facts *f, deployment *d)
 {
-    store_fact s = ex_store(r, f, 1);
-    ARENA_PUSH(f->arena, f->stores, s);
+    ex_add_store(r, f, 1);
     d->kv = (resolved_dtype){ .dtype = KVN_DTYPE_INVALID, .unresolved = "kv-cache-dtype auto and no checkpoint config.json found" };
 }
 

@@ -165,9 +165,11 @@ bool ev_deployment_dependent(const dtype_ref *r, const kv_value *a, const kv_val
 /* The example's value: r's `example: value:` as a sentinel (a finfo expression symbolic, a number
  * parsed), made at example.py:1:1. */
 kv_value ex_value(const rule *r, kvn_dtype model);
-/* A store of nvalues values (the example's value, then an ordinary +-3.5) at example.py:2:5 by
- * self.attn as the example's operand; not yet added to f. */
-store_fact ex_store(const rule *r, file_facts *f, size_t nvalues);
+/* Add to f a store of nvalues (1 or 2) values, the example's value then an ordinary +-3.5, at
+ * example.py:2:5 by self.attn as the example's operand; returns the values (f's). */
+kv_value *ex_add_store(const rule *r, file_facts *f, size_t nvalues);
+/* A family_def.example of its own: one store of the example's value. */
+void ex_stored_value(const rule *r, file_facts *f, deployment *d);
 /* The model dtype a dtype reference to it names (self.dtype at the store's line). */
 dtype_ref ex_model_ref(void);
 kv_loc ex_loc(void);

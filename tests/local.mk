@@ -45,3 +45,6 @@ TESTS += tests/e2e/ci_recipes.sh
 EXTRA_DIST += tests/e2e/ci_recipes.sh
 TESTS += tests/e2e/ux_cli.sh
 EXTRA_DIST += tests/e2e/ux_cli.sh
+# Platforms (a T4 node, vLLM's CPU image) change the verdict.
+TESTS += tests/e2e/check_platforms.sh
+EXTRA_DIST += tests/e2e/check_platforms.sh

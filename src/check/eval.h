@@ -107,7 +107,7 @@ enum { MAX_PATHS = 3 };
 
 /* What x (already a value of the model dtype) becomes in the cache under kv on each path the
  * engine uses. Returns the number of paths filled (0 when kv is not modelled). */
-size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, bool rocm, double x,
+size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, kvn_platform platform, double x,
                    path_result out[MAX_PATHS]);
 /* The one path of a store that converts in the code (a C++/CUDA store: store_fact.conv), labelled
  * with the conversion as written; the value is a float register, not a model-dtype tensor. */

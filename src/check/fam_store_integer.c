@@ -120,7 +120,7 @@ static void integer_point(ectx *c, const kv_value *v, const kv_loc *fact_loc, co
     path_result p[MAX_PATHS];
     size_t n;
     if (d && dt_from == &d->kv) {
-        n = store_paths(engine, dt, d->model.dtype, d->rocm, first, p);
+        n = store_paths(engine, dt, d->model.dtype, d->platform, first, p);
     } else {
         kvn_result r = cast_to_dtype(dt, first);
         p[0] = (path_result){ "a PyTorch cast", r.stored, r.outcome };

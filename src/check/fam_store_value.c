@@ -88,7 +88,7 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
     kvn_dtype kv = fixed ? s->cache_dtype.dtype : d->kv.dtype;
     path_result p[MAX_PATHS];
     size_t n = coded ? store_path_coded(s->conv_api, s->conv == CONV_SATURATING, kv, x, a, p)
-                     : store_paths(engine, kv, d->model.dtype, d->rocm, x, p);
+                     : store_paths(engine, kv, d->model.dtype, d->platform, x, p);
     path_result hit[MAX_PATHS];
     size_t nhit = 0;
     for (size_t i = 0; i < n; i++) {
@@ -127,6 +127,10 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
     ev_related(&f, &s->loc, ev_sink_note(a, s));
     if (d->kv.decl && !fixed)
         ev_related(&f, &d->kv.decl->loc, arena_printf(a, "KV-cache dtype %s declared here", ev_dtype_name(d->kv.dtype)));
+    if (d->platform_decl && d->platform != KVN_PLAT_ROCM)
+        ev_related(&f, &d->platform_decl->loc, arena_printf(a, "runs on %s: %s", kvn_platform_name(d->platform),
+                                                            d->platform == KVN_PLAT_CPU ? "vLLM's CPU backend"
+                                                            : "a GPU below sm80, without bfloat16"));
     if (d->model.decl && ev_wants_outcome(c->r, OUTC_REINTERPRETED))
         ev_related(&f, &d->model.decl->loc, arena_printf(a, "model dtype %s declared here", ev_dtype_name(d->model.dtype)));
     f.key = ev_subject(a, &f.loc, &s->loc, d);

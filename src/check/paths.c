@@ -3,13 +3,15 @@
  *
  *  - PyTorch tensor cast (SGLang set_kv_buffer, transformers caches): non-saturating, so an fp8
  *    e4m3 cache gets NaN and float16/e5m2 get +-inf.
- *  - vLLM's CUDA cache writer (fp8::scaled_convert with __NV_SATFINITE; on ROCm e4m3fnuz, also
- *    saturating): clamps to +-max.
- *  - vLLM's Triton writer: an implicit cast whose overflow is backend-dependent. We report both
- *    outcomes by modelling the worst one per format: formats with an infinity keep the overflow
- *    (fp8 e5m2 converted through float16 becomes -inf), formats without one saturate.
+ *  - vLLM's compiled cache writer, by platform (numerics/path.c): on CUDA (any sm) and ROCm
+ *    fp8::scaled_convert saturates (__NV_SATFINITE; on ROCm e4m3fnuz); on the CPU backend the fp8
+ *    writer clamps and truncates toward zero.
+ *  - vLLM's Triton writer (not on the CPU backend): an implicit cast whose overflow is
+ *    backend-dependent. We report both outcomes by modelling the worst one per format: formats
+ *    with an infinity keep the overflow (fp8 e5m2 converted through float16 becomes -inf),
+ *    formats without one saturate.
  *  - vLLM with a float16 cache on a bfloat16 model copies bf16 bits that are read as float16.
- * When the engine is unknown, both a PyTorch cast and a saturating kernel are assumed.
+ * When the engine is unknown, both a PyTorch cast and the platform's compiled writer are assumed.
  * The value first becomes a value of the model dtype (the tensors handed to a cache writer are).
  *
  * Not here: deciding whether an outcome is a finding (fam_store.c).
@@ -56,6 +58,8 @@ static int combined_outcome(double x, kvn_result model_stage, kvn_result kv)
 static size_t add_path(path_result *out, size_t n, const char *label, kvn_dtype kv, double x,
                        kvn_result m, kvn_overflow mode)
 {
+    if (n >= MAX_PATHS)
+        return n;
     kvn_params p = { .mode = mode, .scale = 0 };
     kvn_result r;
     if (!kvn_store_row(kv, &m.stored, 1, &p, &r))
@@ -69,7 +73,16 @@ static bool engine_is(const char *engine, const char *name)
     return engine && strcmp(engine, name) == 0;
 }
 
-size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, bool rocm, double x,
+/* x through path p (its overflow mode for kv's element format). */
+static size_t add_named(path_result *out, size_t n, kvn_path p, const char *label, kvn_dtype kv, double x,
+                        kvn_result m)
+{
+    const kvn_dtype_info *di = kvn_dtype_get(kv);
+    kvn_overflow mode = di->kind == KVN_KIND_INT8 ? KVN_SATURATE : kvn_path_mode(p, di->elem); /* int8 clamps */
+    return add_path(out, n, label ? label : kvn_path_get(p)->label, kv, x, m, mode);
+}
+
+size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, kvn_platform platform, double x,
                    path_result out[MAX_PATHS])
 {
     const kvn_dtype_info *di = kvn_dtype_get(kv);
@@ -95,18 +108,19 @@ size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, bool rocm,
         return add_path(out, 0, "a PyTorch cast", kv, x, m, KVN_NONSATURATE);
 
     size_t n = 0;
+    kvn_path writer = kvn_platform_writer(platform);
+    /* below sm80 the writer is the same code and saturates the same way: labelled as on sm >= 80 */
+    const char *wlabel = writer == KVN_PATH_CUDA_SM75 ? kvn_path_get(KVN_PATH_CUDA)->label : NULL;
     if (engine_is(engine, "vllm")) {
-        const kvn_fmt_info *fi = kvn_fmt_get(di->elem);
-        bool triton_keeps_inf = di->kind != KVN_KIND_INT8 && fi && fi->has_inf;
-        n = add_path(out, n, rocm ? "vLLM's ROCm cache writer" : "vLLM's CUDA cache writer", kv, x, m, KVN_SATURATE);
-        n = add_path(out, n, "vLLM's Triton cache writer", kv, x, m,
-                     triton_keeps_inf ? KVN_NONSATURATE : KVN_SATURATE);
+        n = add_named(out, n, writer, wlabel, kv, x, m);
+        if (platform != KVN_PLAT_CPU) /* the CPU backend has no Triton writer */
+            n = add_named(out, n, KVN_PATH_TRITON, NULL, kv, x, m);
     } else if (engine_is(engine, "sglang") || engine_is(engine, "transformers")) {
-        n = add_path(out, n, engine_is(engine, "sglang") ? "a PyTorch cast (SGLang set_kv_buffer)" : "a PyTorch cast",
-                     kv, x, m, KVN_NONSATURATE);
+        n = add_named(out, n, KVN_PATH_TORCH, engine_is(engine, "sglang") ? "a PyTorch cast (SGLang set_kv_buffer)" : NULL,
+                      kv, x, m);
     } else {
-        n = add_path(out, n, "a PyTorch cast", kv, x, m, KVN_NONSATURATE);
-        n = add_path(out, n, "a saturating cache kernel", kv, x, m, KVN_SATURATE);
+        n = add_named(out, n, KVN_PATH_TORCH, NULL, kv, x, m);
+        n = add_named(out, n, writer, platform == KVN_PLAT_CPU ? NULL : "a saturating cache kernel", kv, x, m);
     }
     return n;
 }

@@ -21,8 +21,8 @@
 #include "util/numfmt.h"
 
 static const char usage[] =
-    "usage: kvlint cast --dtype D [--overflow saturate|nonsaturate] [--scale S] [--rocm]\n"
-    "                   [--format text|json] [--] VALUE...\n"
+    "usage: kvlint cast --dtype D [--path P | --overflow saturate|nonsaturate|truncate]\n"
+    "                   [--scale S] [--rocm] [--format text|json] [--] VALUE...\n"
     "\n"
     "Print what each VALUE reads back as after it is stored as dtype D, and how it changed\n"
     "(exact, rounded, saturated, overflow-inf, overflow-nan, underflow-zero, crushed).\n"
@@ -32,14 +32,18 @@ static const char usage[] =
     "\n"
     "options:\n"
     "      --dtype D           a dtype or alias ('kvlint dtypes' lists them)\n"
-    "      --overflow M        nonsaturate (default: a PyTorch tensor cast, +-inf or NaN) or\n"
-    "                          saturate (CUDA __NV_SATFINITE: clamp to +-max)\n"
+    "      --path P            the conversion path of a platform's cache writer: torch (default),\n"
+    "                          cuda, cuda-sm75, rocm, rocm-c10, cpu, triton (docs/dtypes.md);\n"
+    "                          rocm and rocm-c10 imply --rocm\n"
+    "      --overflow M        nonsaturate (default: a PyTorch tensor cast, +-inf or NaN),\n"
+    "                          saturate (CUDA __NV_SATFINITE: clamp to +-max) or truncate (vLLM's\n"
+    "                          CPU fp8 writer: clamp, round toward zero)\n"
     "      --scale S           per-tensor scale (k_scale) for scaled fp8, int8 and nvfp4; default 1\n"
     "      --rocm              read fp8 / fp8_e4m3 as ROCm builds do (fp8_e4m3fnuz)\n"
     "      --format F          text (default) or json\n"
     "  -h, --help              this help\n";
 
-enum { OPT_DTYPE = 256, OPT_OVERFLOW, OPT_SCALE, OPT_FORMAT, OPT_ROCM };
+enum { OPT_DTYPE = 256, OPT_OVERFLOW, OPT_SCALE, OPT_FORMAT, OPT_ROCM, OPT_PATH };
 
 static const struct option longopts[] = {
     { "dtype", required_argument, NULL, OPT_DTYPE },
@@ -47,6 +51,7 @@ static const struct option longopts[] = {
     { "scale", required_argument, NULL, OPT_SCALE },
     { "format", required_argument, NULL, OPT_FORMAT },
     { "rocm", no_argument, NULL, OPT_ROCM },
+    { "path", required_argument, NULL, OPT_PATH },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -55,7 +60,8 @@ typedef struct cast_args {
     const char *dtype;
     kvn_overflow mode;
     double scale;
-    bool scale_given, rocm, json;
+    bool scale_given, rocm, json, mode_given, path_given;
+    kvn_path path;
     char **values;
     size_t nvalues;
 } cast_args;
@@ -130,8 +136,16 @@ static int parse_args(int argc, char **argv, cast_args *a)
                 a->mode = KVN_SATURATE;
             else if (strcmp(optarg, "nonsaturate") == 0)
                 a->mode = KVN_NONSATURATE;
+            else if (strcmp(optarg, "truncate") == 0)
+                a->mode = KVN_TRUNCATE;
             else
-                status = usage_error("cast", "--overflow must be saturate or nonsaturate, not '%s'", optarg);
+                status = usage_error("cast", "--overflow must be saturate, nonsaturate or truncate, not '%s'", optarg);
+            a->mode_given = true;
+            break;
+        case OPT_PATH:
+            if (!kvn_path_parse(optarg, &a->path))
+                status = usage_error("cast", "--path must be one of %s, not '%s'", kvn_path_names(), optarg);
+            a->path_given = true;
             break;
         case OPT_SCALE: {
             bool b32;
@@ -157,6 +171,10 @@ static int parse_args(int argc, char **argv, cast_args *a)
     }
     if (status < 0 && optind < nopt)
         status = usage_error("cast", "'%s' is not a number", opts[optind]);
+    if (status < 0 && a->path_given && a->mode_given)
+        status = usage_error("cast", "--path and --overflow exclude each other (a path fixes the overflow mode)");
+    if (status < 0 && a->path_given && kvn_path_get(a->path)->rocm)
+        a->rocm = true;
     free(opts);
     return status;
 }
@@ -182,6 +200,11 @@ static kvn_dtype resolve_dtype(const cast_args *a, int *status)
     return d;
 }
 
+static const char *mode_name(kvn_overflow m)
+{
+    return m == KVN_SATURATE ? "saturate" : m == KVN_TRUNCATE ? "truncate" : "nonsaturate";
+}
+
 static void print_json(const kvn_dtype_info *info, const cast_args *a, const kvn_result *res)
 {
     strbuf out = STRBUF_INIT;
@@ -189,7 +212,9 @@ static void print_json(const kvn_dtype_info *info, const cast_args *a, const kvn
     json_init(&w, &out, true);
     json_object_begin(&w);
     json_kv_string(&w, "dtype", info->name);
-    json_kv_string(&w, "overflow", a->mode == KVN_SATURATE ? "saturate" : "nonsaturate");
+    if (a->path_given)
+        json_kv_string(&w, "path", kvn_path_get(a->path)->name);
+    json_kv_string(&w, "overflow", mode_name(a->mode));
     json_key(&w, "results");
     json_array_begin(&w);
     for (size_t i = 0; i < a->nvalues; i++) {
@@ -207,7 +232,11 @@ static void print_json(const kvn_dtype_info *info, const cast_args *a, const kvn
 
 static void print_text(const kvn_dtype_info *info, const cast_args *a, const kvn_result *res)
 {
-    printf("dtype %s, overflow %s\n", info->name, a->mode == KVN_SATURATE ? "saturate" : "nonsaturate");
+    if (a->path_given)
+        printf("dtype %s, path %s (%s), overflow %s\n", info->name, kvn_path_get(a->path)->name,
+               kvn_path_get(a->path)->label, mode_name(a->mode));
+    else
+        printf("dtype %s, overflow %s\n", info->name, mode_name(a->mode));
     printf("%-24s %-24s %s\n", "input", "stored", "class");
     for (size_t i = 0; i < a->nvalues; i++) {
         char num[40];
@@ -216,12 +245,14 @@ static void print_text(const kvn_dtype_info *info, const cast_args *a, const kvn
     }
 }
 
-static int run_cast(const cast_args *a)
+static int run_cast(cast_args *a)
 {
     int status;
     kvn_dtype d = resolve_dtype(a, &status);
     if (status >= 0)
         return status;
+    if (a->path_given)
+        a->mode = kvn_path_mode(a->path, kvn_dtype_get(d)->elem);
     if (a->nvalues == 0)
         return usage_error("cast", "no VALUE given");
     double *in = xcalloc(a->nvalues, sizeof *in);

@@ -76,6 +76,7 @@ static void json_deployment(json_writer *w, const deployment *d)
     json_resolved(w, "model_dtype", &d->model);
     json_kv_bool(w, "dynamic_kv_scales", d->dynamic_kv_scales);
     json_kv_bool(w, "rocm", d->rocm);
+    json_kv_string(w, "platform", kvn_platform_name(d->platform));
     json_kv_string(w, "skip_layers", d->skip_layers);
     json_key(w, "ranges");
     json_array_begin(w);

@@ -111,7 +111,8 @@ static void evaluate_cells(matrix *m, const rule_set *rules, const session *s, c
                 .name = "matrix",
                 .kv = { .dtype = m->kvs[i], .how = "matrix cell" },
                 .model = { .dtype = m->models[j], .how = "matrix cell" },
-                .rocm = s->project->rocm,
+                .platform = s->project->platform,
+                .rocm = s->project->platform == KVN_PLAT_ROCM,
                 .ranges = ranges,
                 .nranges = nranges,
             };

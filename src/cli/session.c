@@ -66,8 +66,9 @@ int session_option(session_options *o, int c, const char *arg, const char *cmd)
         return 1;
     case 0x103: o->model_config = arg; return 1;
     case 0x104:
-        if (strcmp(arg, "cuda") != 0 && strcmp(arg, "rocm") != 0) {
-            usage_error(cmd, "--platform is cuda or rocm, not '%s'", arg);
+        kvn_platform p;
+        if (!kvn_platform_parse(arg, &p)) {
+            usage_error(cmd, "--platform is cuda, cuda-sm75, rocm or cpu, not '%s'", arg);
             return -1;
         }
         o->platform = arg;
@@ -240,9 +241,11 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
     session *s = xcalloc(1, sizeof *s);
     s->arena = arena_new();
     diag_init(&s->diags, s->arena);
-    bool rocm = o->platform && strcmp(o->platform, "rocm") == 0;
+    kvn_platform platform = KVN_PLAT_CUDA;
+    bool given = o->platform && kvn_platform_parse(o->platform, &platform);
+    bool rocm = platform == KVN_PLAT_ROCM;
     s->ids = id_vocab_load(kvlint_datadir(), &s->diags);
-    resolve_options ro = { .rocm = rocm, .model_config = o->model_config, .ids = s->ids };
+    resolve_options ro = { .platform = platform, .model_config = o->model_config, .ids = s->ids };
     if (!whatif_dtype(cmd, "--kv-cache-dtype", o->whatif_kv, rocm, &ro.whatif_kv) ||
         !whatif_dtype(cmd, "--dtype", o->whatif_model, rocm, &ro.whatif_model)) {
         session_free(s, NULL);
@@ -259,9 +262,9 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
     } else {
         s->project = project_discover(npaths ? paths[0] : ".", &s->diags);
     }
-    if (rocm)
-        s->project->rocm = true;
-    ro.rocm = s->project->rocm;
+    if (given) /* --platform overrides .kvlint.yaml's platform: */
+        s->project->platform = platform;
+    ro.platform = s->project->platform;
 
     s->quiet = o->quiet;
     exclude_outputs(s->project, o);

@@ -21,7 +21,7 @@ typedef struct session_options {
     const char **configs;          /* --config FILE (repeatable): deployment configs */
     size_t nconfigs;
     const char *model_config;      /* --model-config FILE */
-    const char *platform;          /* --platform cuda|rocm */
+    const char *platform;          /* --platform cuda|cuda-sm75|rocm|cpu */
     const char *whatif_kv;         /* --kv-cache-dtype D */
     const char *whatif_model;      /* --dtype D */
     bool focus;                    /* named files only: read their context, report what involves them (scope.h) */
@@ -60,7 +60,8 @@ typedef struct session {
     "      --project FILE      use this .kvlint.yaml instead of searching upward\n"              \
     "      --config FILE       a deployment config to check against (repeatable)\n"             \
     "      --model-config FILE the checkpoint's config.json (for auto dtypes and id ranges)\n"  \
-    "      --platform P        cuda (default) or rocm (fp8 means fp8_e4m3fnuz)\n"               \
+    "      --platform P        cuda (default: sm >= 80), cuda-sm75 (T4, V100: no bfloat16), rocm\n" \
+    "                          (fp8 means fp8_e4m3fnuz) or cpu (vLLM's CPU fp8 writer truncates)\n" \
     "      --kv-cache-dtype D  what-if: replace every declared KV-cache dtype with D\n"          \
     "      --dtype D           what-if: replace every declared model dtype with D\n"           \
     "      --compile-commands FILE  compile_commands.json for C/C++/CUDA sources (default:\n"    \

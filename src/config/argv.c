@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config/cfg.h"
 #include "config/shellwords.h"
@@ -327,10 +328,54 @@ void cfg_finish_group(cfg_ctx *c, int group, const char *engine, const char *car
     d->dtype = kvn_dtype_parse("auto", false);
 }
 
-void cfg_platform(cfg_ctx *c, size_t where, const char *engine, const char *carrier, int group)
+void cfg_platform(cfg_ctx *c, size_t where, const char *engine, const char *carrier, int group,
+                  const char *platform)
 {
-    cfg_word at = { "rocm", where, false, false };
+    cfg_word at = { platform, where, false, false };
     new_decl(c, DECL_PLATFORM, &at, engine, carrier, group);
+}
+
+/* Whether s[0..len) holds word as a whole word (bounded by non-alphanumerics), any case. */
+static bool has_word(const char *s, size_t len, const char *word)
+{
+    size_t wl = strlen(word);
+    for (size_t i = 0; i + wl <= len; i++)
+        if (strncasecmp(s + i, word, wl) == 0 && (i == 0 || !isalnum((unsigned char)s[i - 1])) &&
+            (i + wl == len || !isalnum((unsigned char)s[i + wl])))
+            return true;
+    return false;
+}
+
+const char *cfg_image_platform(const char *image, size_t len)
+{
+    if (!image)
+        return NULL;
+    for (size_t i = 0; i + 4 <= len; i++)
+        if (!strncmp(image + i, "rocm", 4))
+            return "rocm";
+    return has_word(image, len, "cpu") ? "cpu" : NULL;
+}
+
+/* GPUs below sm80 as node labels name them (Tesla-T4, nvidia-tesla-v100, ...): no bfloat16. */
+static const char *const pre_ampere_gpus[] = { "t4", "v100", "p100", "p40", "p4", "k80", "m60", NULL };
+/* EC2 instance families with such GPUs (g4dn: T4, p3/p3dn: V100, p2: K80). */
+static const char *const pre_ampere_instances[] = { "g4dn.", "p3.", "p3dn.", "p2.", NULL };
+
+const char *cfg_node_platform(const char *key, const char *value)
+{
+    if (!key || !value)
+        return NULL;
+    if (!strcmp(key, "nvidia.com/gpu.product") || !strcmp(key, "cloud.google.com/gke-accelerator") ||
+        !strcmp(key, "karpenter.k8s.aws/instance-gpu-name")) {
+        for (size_t i = 0; pre_ampere_gpus[i]; i++)
+            if (has_word(value, strlen(value), pre_ampere_gpus[i]))
+                return "cuda-sm75";
+    } else if (!strcmp(key, "node.kubernetes.io/instance-type") || !strcmp(key, "beta.kubernetes.io/instance-type")) {
+        for (size_t i = 0; pre_ampere_instances[i]; i++)
+            if (!strncmp(value, pre_ampere_instances[i], strlen(pre_ampere_instances[i])))
+                return "cuda-sm75";
+    }
+    return NULL;
 }
 
 static cfg_word word_of(const sh_word *w)

@@ -63,8 +63,17 @@ void cfg_emit_number(cfg_ctx *c, decl_key key, const char *range_name, double nu
 /* If group declares no KV-cache dtype, record the engine's default (`auto`) at where. */
 void cfg_finish_group(cfg_ctx *c, int group, const char *engine, const char *carrier, size_t where);
 kv_loc cfg_loc(const cfg_ctx *c, const cfg_word *w, size_t index);
-/* Record that group runs on ROCm (a ROCm build of the server image at offset where). */
-void cfg_platform(cfg_ctx *c, size_t where, const char *engine, const char *carrier, int group);
+/* Record that group runs on platform ("rocm", "cpu", "cuda-sm75": numerics kvn_platform names), as
+ * the server image or the node it is scheduled on says at offset where. */
+void cfg_platform(cfg_ctx *c, size_t where, const char *engine, const char *carrier, int group,
+                  const char *platform);
+/* The platform a server image names: "rocm" (rocm/vllm, vllm/vllm-openai-rocm, ...-rocm...), "cpu"
+ * (a `cpu` word: vllm-cpu-release-repo, vllm/vllm-openai-cpu, ...:cpu), else NULL. */
+const char *cfg_image_platform(const char *image, size_t len);
+/* The platform a Kubernetes node label names: "cuda-sm75" for a GPU below sm80 (a T4, V100, P100,
+ * P4, P40, K80 by nvidia.com/gpu.product or cloud.google.com/gke-accelerator; g4dn, p3, p2
+ * instance types), else NULL. */
+const char *cfg_node_platform(const char *key, const char *value);
 /* Parse a number the way vLLM's human-readable ints do (1k = 1000, 1K = 1024). */
 bool cfg_parse_number(const char *s, double *out);
 /* An id range's value (max_model_len, vocab_size, ...): a whole number from 0 to 2^53. Text that is

@@ -114,13 +114,13 @@ static size_t logical_end(const char *s, size_t i, size_t len)
 
 typedef struct docker_image {
     const char *engine;    /* "vllm" for vllm/vllm-openai*: its entrypoint is the server */
-    bool rocm;             /* a ROCm build (rocm/vllm, vllm/vllm-openai-rocm) */
+    const char *platform;  /* "rocm" (rocm/vllm, vllm/vllm-openai-rocm), "cpu" (a vllm-cpu image), or NULL */
     size_t off;
 } docker_image;
 
 static docker_image docker_from(const char *s, size_t i, size_t end)
 {
-    docker_image img = { NULL, false, i };
+    docker_image img = { NULL, NULL, i };
     while (i < end) {
         while (i < end && isspace((unsigned char)s[i]))
             i++;
@@ -132,9 +132,7 @@ static docker_image docker_from(const char *s, size_t i, size_t end)
         img.off = w;
         if (i - w >= 16 && !strncmp(s + w, "vllm/vllm-openai", 16))
             img.engine = "vllm";
-        for (size_t k = w; k + 4 <= i; k++)
-            if (!strncmp(s + k, "rocm", 4))
-                img.rocm = true;
+        img.platform = cfg_image_platform(s + w, i - w);
         break;
     }
     return img;
@@ -213,10 +211,10 @@ void cfg_analyze_dockerfile(cfg_ctx *c, const char *s, size_t len)
         i = end < len ? end + 1 : len;
     }
     int group = docker_run(c, s, &entry, &cmd, image.engine);
-    if (group >= 0 && image.rocm) {
+    if (group >= 0 && image.platform) {
         for (size_t i = c->out->decls.n; i-- > 0;) /* the engine of the started server */
             if (c->out->decls.v[i].group == group) {
-                cfg_platform(c, image.off, c->out->decls.v[i].engine, "dockerfile", group);
+                cfg_platform(c, image.off, c->out->decls.v[i].engine, "dockerfile", group, image.platform);
                 break;
             }
     }

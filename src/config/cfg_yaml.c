@@ -31,6 +31,8 @@ typedef struct yw {
     ywalk walk;
     const char *carrier;   /* of the current document: "k8s-args", "compose", "ci", "yaml" */
     bool *walked;          /* by ynode.anchor: an anchored node is read once, however many aliases */
+    const char *node_platform; /* the pod's nodeSelector names a platform ("cuda-sm75"), or NULL */
+    size_t node_off;       /* where it does */
 } yw;
 
 static const ynode *deref(yw *y, const ynode *n)
@@ -471,13 +473,32 @@ static bool is_container(yw *y, const ynode *m)
 }
 
 /* A ROCm build of the server (rocm/vllm, vllm/vllm-openai-rocm, lmsysorg/sglang:...-rocm...): the
- * container's deployment runs on ROCm, where fp8 means e4m3fnuz. */
+ * container's deployment runs on ROCm, where fp8 means e4m3fnuz; a CPU build (vllm-cpu) on vLLM's
+ * CPU backend. Else the pod's nodeSelector may name a GPU below sm80 (a T4 node). */
 static void platform_from_image(yw *y, const ynode *image, const char *engine, int group)
 {
-    if (group < 0 || !image || image->kind != YN_SCALAR || !strstr(image->val, "rocm"))
+    if (group < 0)
         return;
-    cfg_word w = yword(y, image);
-    cfg_platform(y->c, w.off, engine, y->carrier, group);
+    const char *p = image && image->kind == YN_SCALAR ? cfg_image_platform(image->val, strlen(image->val)) : NULL;
+    if (p)
+        cfg_platform(y->c, yword(y, image).off, engine, y->carrier, group, p);
+    else if (y->node_platform)
+        cfg_platform(y->c, y->node_off, engine, y->carrier, group, y->node_platform);
+}
+
+/* A pod spec's nodeSelector: the platform its labels name (cfg_node_platform), or NULL. */
+static const char *selector_platform(yw *y, const ynode *sel, size_t *off)
+{
+    sel = deref(y, sel);
+    for (size_t i = 0; sel && sel->kind == YN_MAP && i + 1 < sel->nkids; i += 2) {
+        const ynode *v = deref(y, sel->kids[i + 1]);
+        const char *p = cfg_node_platform(yscalar(deref(y, sel->kids[i])), yscalar(v));
+        if (p) {
+            *off = yword(y, v).off;
+            return p;
+        }
+    }
+    return NULL;
 }
 
 /* compose `entrypoint: python3 -m sglang.launch_server` (a string) with `command:` (a string or a
@@ -661,7 +682,7 @@ static void walk(yw *y, const ynode *n, int depth)
         for (size_t i = 0; i < n->nkids; i++)
             walk(y, n->kids[i], depth + 1);
         break;
-    case YN_MAP:
+    case YN_MAP: {
         if (is_container(y, n)) {
             container(y, n);
             break;
@@ -670,6 +691,12 @@ static void walk(yw *y, const ynode *n, int depth)
             ray_llm_config(y, n);
             break;
         }
+        const char *outer = y->node_platform;
+        size_t outer_off = y->node_off;
+        const ynode *sel = get(y, n, "nodeSelector");
+        const char *here = sel ? selector_platform(y, sel, &y->node_off) : NULL;
+        if (here)
+            y->node_platform = here;
         for (size_t i = 0; i + 1 < n->nkids; i += 2) {
             const char *k = yscalar(deref(y, n->kids[i]));
             const ynode *v = deref(y, n->kids[i + 1]);
@@ -682,7 +709,10 @@ static void walk(yw *y, const ynode *n, int depth)
             else if (!k || !str_in_list(prose_keys, k))
                 walk(y, v, depth + 1);
         }
+        y->node_platform = outer;
+        y->node_off = outer_off;
         break;
+    }
     case YN_ALIAS:
         break;
     }

@@ -193,6 +193,8 @@ kvn_result kvn_cast(kvn_fmt f, double x, kvn_overflow mode)
 {
     if ((unsigned)f >= KVN_FMT_COUNT)
         return (kvn_result){ NAN, KVN_OVERFLOW_NAN };
+    if (mode == KVN_TRUNCATE)
+        return kvn__cast_truncate(f, x);
     const fmt_params *p = &formats[f];
     if (p->layout == L_E8M0)
         return cast_e8m0(x, mode);

@@ -23,6 +23,12 @@ int kvn__ceil_log2_ratio(double a, double c);
 /* floor(log2(a)) for finite a > 0 (exact). */
 int kvn__floor_log2(double a);
 
+/* kvn_cast under KVN_TRUNCATE (path.c): vLLM's CPU fp8 writer for e4m3/e5m2, x already in
+ * binary32. Other formats: the non-saturating cast. */
+kvn_result kvn__cast_truncate(kvn_fmt f, double x);
+/* The binary32 value vLLM's CPU writer quantizes: f32(f32(x) * f32(1 / s)). */
+double kvn__cpu_scaled(double x, double s);
+
 /* How kvn_store_row computes a dtype: one entry per modelled recipe. */
 typedef enum kvn_model {
     KVN_M_ELEMENT,       /* kvn_cast per value, no scale */

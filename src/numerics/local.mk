@@ -4,6 +4,7 @@ src_libkvnumerics_a_SOURCES += \
 	src/numerics/fmt.c \
 	src/numerics/dtype.c \
 	src/numerics/store.c \
+	src/numerics/path.c \
 	src/numerics/number.c
 src_libkvlint_a_SOURCES += src/cli/cmd_cast.c src/cli/cmd_dtypes.c
 

@@ -41,7 +41,10 @@ typedef enum kvn_fmt {
 
 typedef enum kvn_overflow {
     KVN_NONSATURATE, /* PyTorch tensor cast: +-inf where the format has one, NaN otherwise */
-    KVN_SATURATE     /* CUDA __NV_SATFINITE: clamp to +-max (inf too); NaN stays NaN */
+    KVN_SATURATE,    /* CUDA __NV_SATFINITE: clamp to +-max (inf too); NaN stays NaN */
+    KVN_TRUNCATE     /* vLLM's CPU fp8 writer (e4m3, e5m2 only; other formats: as NONSATURATE):
+                      * binary32, clamp to +-max (inf too, and NaN to +max), then round toward
+                      * zero (path.c) */
 } kvn_overflow;
 
 typedef enum kvn_outcome {
@@ -83,6 +86,51 @@ double kvn_decode(kvn_fmt f, uint32_t bits);
 const char *kvn_outcome_name(kvn_outcome o); /* "exact", "rounded", "saturated", "overflow-inf", ... */
 /* bf16 bits of x read back as float16 (vLLM --kv-cache-dtype float16 on a bfloat16 model). */
 double kvn_bf16_bits_as_f16(double x);
+
+/* ---- conversion paths (path.c) ---- */
+
+/* The writers that turn a value into cache bytes, by platform (docs/dtypes.md, with sources).
+ * A path fixes the overflow mode per element format; which paths an engine uses on a platform is
+ * the checker's business (check/paths.c). */
+typedef enum kvn_path {
+    KVN_PATH_TORCH,     /* PyTorch tensor cast (c10): SGLang set_kv_buffer, transformers caches */
+    KVN_PATH_CUDA,      /* vLLM's CUDA cache writer (fp8::scaled_convert, __NV_SATFINITE), sm >= 80 */
+    KVN_PATH_CUDA_SM75, /* the same writer on sm < 80 (T4, V100): it saturates there too */
+    KVN_PATH_ROCM,      /* vLLM's ROCm writer (__hip_cvt_float_to_fp8, __default_saturation) */
+    KVN_PATH_ROCM_C10,  /* a c10 cast to Float8_e4m3fnuz on ROCm (torch .to()): non-saturating */
+    KVN_PATH_CPU,       /* vLLM's CPU fp8 writer (cpu_attn_fp8.hpp): clamp and truncate */
+    KVN_PATH_TRITON,    /* vLLM's Triton writer (tl.store): formats with inf overflow, others saturate */
+    KVN_PATH_COUNT
+} kvn_path;
+
+typedef struct kvn_path_info {
+    const char *name;     /* "torch", "cuda", "cuda-sm75", "rocm", "rocm-c10", "cpu", "triton" */
+    const char *label;    /* as a finding names it: "vLLM's CPU cache writer" */
+    bool rocm;            /* fp8 means fp8_e4m3fnuz on this path's platform */
+} kvn_path_info;
+
+/* The platform a deployment runs on: which writers exist and what `fp8` means there. */
+typedef enum kvn_platform {
+    KVN_PLAT_CUDA,       /* NVIDIA sm >= 80 (the default) */
+    KVN_PLAT_CUDA_SM75,  /* NVIDIA below sm80 (T4, V100): no bfloat16, auto model dtypes run as float16 */
+    KVN_PLAT_ROCM,       /* AMD MI300 class: fp8 means fp8_e4m3fnuz */
+    KVN_PLAT_CPU,        /* vLLM's CPU backend: its own fp8 writer */
+    KVN_PLAT_COUNT
+} kvn_platform;
+
+/* "cuda", "cuda-sm75", "rocm", "cpu"; parse returns false for any other name. */
+const char *kvn_platform_name(kvn_platform p);
+bool kvn_platform_parse(const char *name, kvn_platform *out);
+/* The path of vLLM's compiled (non-Triton) cache writer on platform p. */
+kvn_path kvn_platform_writer(kvn_platform p);
+
+const kvn_path_info *kvn_path_get(kvn_path p);
+/* Find a path by name; false if none. */
+bool kvn_path_parse(const char *name, kvn_path *out);
+/* Comma-separated path names (static storage). */
+const char *kvn_path_names(void);
+/* The overflow mode the path applies to element format f. */
+kvn_overflow kvn_path_mode(kvn_path p, kvn_fmt f);
 
 /* ---- storage dtypes ---- */
 

@@ -42,8 +42,8 @@ static kvn_overflow mode_of(const kvn_params *p)
  * (clamped: saturated; zero: underflow-zero). */
 static kvn_outcome classify(double x, double stored, kvn_outcome hint)
 {
-    if (isnan(x))
-        return isnan(stored) ? KVN_EXACT : KVN_ROUNDED;
+    if (isnan(x)) /* a NaN clamped to +max (vLLM's CPU writer) is saturated */
+        return isnan(stored) ? KVN_EXACT : hint == KVN_SATURATED ? KVN_SATURATED : KVN_ROUNDED;
     if (isnan(stored))
         return KVN_OVERFLOW_NAN;
     if (isinf(stored))
@@ -93,7 +93,9 @@ static void store_scaled(kvn_fmt f, const double *in, size_t n, double s, kvn_ov
                          kvn_result *out)
 {
     for (size_t i = 0; i < n; i++) {
-        kvn_result r = kvn_cast(f, kvn__quot_odd(in[i], s), mode);
+        /* vLLM's CPU writer multiplies by 1 / s in binary32; the others divide (exactly here) */
+        double q = mode == KVN_TRUNCATE ? kvn__cpu_scaled(in[i], s) : kvn__quot_odd(in[i], s);
+        kvn_result r = kvn_cast(f, q, mode);
         double stored = r.stored * s;
         out[i] = (kvn_result){ stored, classify(in[i], stored, r.outcome) };
     }

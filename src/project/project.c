@@ -228,7 +228,7 @@ static kvn_dtype assumed(loader *l, const ynode *n)
         err(l, n, "assume: %s", "expected a dtype name");
         return KVN_DTYPE_INVALID;
     }
-    kvn_dtype d = kvn_dtype_parse(n->val, l->p->rocm);
+    kvn_dtype d = kvn_dtype_parse(n->val, l->p->platform == KVN_PLAT_ROCM);
     if (d == KVN_DTYPE_INVALID) {
         ypos p = ytree_pos(&l->st->src, n->start);
         diag_add(l->diags, DIAG_ERROR, l->path, p.line, p.col, "assume: unknown dtype '%s'; valid: %s", n->val,
@@ -280,11 +280,10 @@ static void load_key(loader *l, const ynode *k, const ynode *v)
         load_rules(l, v);
     else if (!strcmp(name, "platform")) {
         const char *s = yscalar(v);
-        if (s && (!strcmp(s, "rocm") || !strcmp(s, "cuda")))
-            l->p->rocm = !strcmp(s, "rocm");
-        else
+        if (!s || !kvn_platform_parse(s, &l->p->platform))
             err(l, v ? v : k,
-                s ? "platform: expected cuda or rocm, not '%s'" : "platform: expected cuda or rocm, not %s",
+                s ? "platform: expected cuda, cuda-sm75, rocm or cpu, not '%s'"
+                  : "platform: expected cuda, cuda-sm75, rocm or cpu, not %s",
                 s ? s : "a list or mapping");
     } else if (!strcmp(name, "max_file_size") || !strcmp(name, "max-file-size")) {
         const char *s = yscalar(v);

@@ -43,7 +43,7 @@ typedef struct kv_project {
     ARENA_VEC(const char *) deployments; /* globs of config files that describe deployments */
     ARENA_VEC(const char *) code;        /* globs of the code a config-only run checks against */
     ARENA_VEC(const char *) model_config;/* globs of checkpoint config.json files, read on one-file runs */
-    bool rocm;                           /* platform: rocm */
+    kvn_platform platform;               /* platform: cuda (default), cuda-sm75, rocm, cpu */
     ARENA_VEC(const char *) select;      /* rule ids to run (empty: all) */
     ARENA_VEC(const char *) ignore;      /* rule ids to skip */
     size_t max_file_size;                /* bytes; default 8 MiB */

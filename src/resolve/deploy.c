@@ -35,7 +35,7 @@ typedef struct resolver {
     size_t root_len;               /* the scanned files' common directory prefix (path_is_script) */
     const kv_project *proj;
     const resolve_options *opt;
-    bool rocm;
+    kvn_platform platform;     /* of the run; a deployment's own hint wins over cuda */
     ARENA_VEC(checkpoint) ckpts;
     const checkpoint *forced;      /* --model-config */
     const char *ckpt_problem;      /* why no checkpoint applies, when several exist */
@@ -159,6 +159,20 @@ static kvn_dtype on_platform(bool rocm, const dtype_decl *d, kvn_dtype dt)
             return fnuz;
     }
     return dt;
+}
+
+/* vLLM below sm80 (T4, V100) has no bfloat16: an auto model dtype that resolved to bfloat16 (a
+ * bfloat16 or float32 checkpoint) runs as float16 (vllm/config/model.py _resolve_auto_dtype with
+ * CudaPlatform.supported_dtypes [float16, float32]). A declared bfloat16 makes vLLM refuse to
+ * start (check_if_supports_dtype): it is left as declared. */
+static resolved_dtype on_pre_ampere(kvn_platform p, const char *engine, resolved_dtype m)
+{
+    if (p != KVN_PLAT_CUDA_SM75 || !engine || strcmp(engine, "vllm") != 0 || !is_fmt(m.dtype, KVN_BF16) ||
+        !m.how || strncmp(m.how, "auto", 4) != 0)
+        return m;
+    m.dtype = kvn_dtype_by_fmt(KVN_F16);
+    m.how = "auto: runs as float16 below sm80, which has no bfloat16 (vLLM _resolve_auto_dtype)";
+    return m;
 }
 
 static resolved_dtype unresolved(const char *why)
@@ -352,7 +366,7 @@ typedef struct group_decls {
     int group;
     const char *engine, *carrier;
     const dtype_decl *kv, *model, *scales, *skip, *first;
-    bool rocm;                 /* a platform declaration (a ROCm image) says so */
+    const dtype_decl *platform;/* a platform declaration (a ROCm or CPU image, a T4 node) */
     ARENA_VEC(const dtype_decl *) ranges;
     ARENA_VEC(const dtype_decl *) decls;  /* all of them, in order (for --config merging) */
     const char *config_file;   /* the command's --config FILE */
@@ -360,18 +374,31 @@ typedef struct group_decls {
     bool referenced;           /* an engine config file some command names with --config */
 } group_decls;
 
+/* The platform a deployment runs on: the run's (--platform, .kvlint.yaml), unless that is the
+ * default and the deployment's own image or node says otherwise. */
+static kvn_platform platform_of(const resolver *r, const group_decls *g)
+{
+    kvn_platform p;
+    if (r->platform == KVN_PLAT_CUDA && g && g->platform && kvn_platform_parse(g->platform->raw, &p))
+        return p;
+    return r->platform;
+}
+
 static void finish(resolver *r, const group_decls *g)
 {
     const char *why;
     const checkpoint *ck = checkpoint_of(r, g ? g->path : NULL, &why);
-    deployment d = { .rocm = r->rocm || (g && g->rocm), .engine = g ? g->engine : NULL };
+    deployment d = { .platform = platform_of(r, g), .engine = g ? g->engine : NULL };
+    d.rocm = d.platform == KVN_PLAT_ROCM;
+    if (g && g->platform && r->platform == KVN_PLAT_CUDA)
+        d.platform_decl = g->platform;
     d.ckpt_dir = ck ? ck->dir : NULL;
     d.ckpt_why = ck ? NULL : why ? why : "no checkpoint config.json was found (--model-config)";
     d.ckpt_fields = ck ? ck->fields.v : NULL;
     d.nckpt_fields = ck ? ck->fields.n : 0;
     d.read_fields = r->read_fields;
     d.nread_fields = r->nread_fields;
-    d.model = resolve_model(r, d.engine, g ? g->model : NULL, ck, why);
+    d.model = on_pre_ampere(d.platform, d.engine, resolve_model(r, d.engine, g ? g->model : NULL, ck, why));
     d.kv = resolve_kv(r, d.rocm, g ? g->kv : NULL, ck, &d.model);
     if (g && g->config_missing) {
         /* what the command leaves to its --config file is unknown: never guessed */
@@ -430,7 +457,7 @@ static void take(group_decls *g, const dtype_decl *d, resolver *r)
     case DECL_KV_SCALES: g->scales = d; break;
     case DECL_SKIP_LAYERS: g->skip = d; break;
     case DECL_ID_RANGE: ARENA_PUSH(r->a, g->ranges, d); break;
-    case DECL_PLATFORM: g->rocm = d->raw && !strcmp(d->raw, "rocm"); break;
+    case DECL_PLATFORM: g->platform = d; break;
     case DECL_KV_SCHEME:
     case DECL_CKPT_FIELD: break;
     }
@@ -573,7 +600,7 @@ static void engine_defaults(resolver *r)
     for (size_t i = 0; i < r->proj->assume_kv.n; i++) {
         finish(r, NULL);
         deployment *d = &r->out.v[r->out.n - 1];
-        d->kv = (resolved_dtype){ on_platform(r->rocm, NULL, r->proj->assume_kv.v[i]), NULL,
+        d->kv = (resolved_dtype){ on_platform(r->platform == KVN_PLAT_ROCM, NULL, r->proj->assume_kv.v[i]), NULL,
                                   "assumed (.kvlint.yaml assume.kv_cache_dtype)", NULL };
         d->name = arena_printf(r->a, "engine default, assumed KV %s", kvn_dtype_name(d->kv.dtype));
     }
@@ -586,7 +613,7 @@ deployment_set *deployments_resolve(file_facts *const *files, size_t nfiles, con
     deployment_set *s = xcalloc(1, sizeof *s);
     s->arena = arena_new();
     resolver r = { .a = s->arena, .proj = proj, .opt = opt, .root_len = common_dir_len(files, nfiles) };
-    r.rocm = (opt && opt->rocm) || (proj && proj->rocm);
+    r.platform = opt && opt->platform != KVN_PLAT_CUDA ? opt->platform : proj ? proj->platform : KVN_PLAT_CUDA;
     collect_checkpoints(&r, files, nfiles);
     r.read_fields = read_checkpoint_fields(r.a, files, nfiles, &r.nread_fields);
     for (size_t f = 0; f < nfiles; f++)

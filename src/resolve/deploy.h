@@ -46,7 +46,9 @@ typedef struct deployment {
     resolved_dtype model;
     bool dynamic_kv_scales;     /* --calculate-kv-scales */
     const dtype_decl *kv_scales_decl;
-    bool rocm;
+    kvn_platform platform;      /* --platform, .kvlint.yaml platform:, or an image / node hint */
+    bool rocm;                  /* platform == KVN_PLAT_ROCM */
+    const dtype_decl *platform_decl; /* the image or node label that named the platform, or NULL */
     const char *skip_layers;    /* raw --kv-cache-dtype-skip-layers, or NULL */
     const id_range *ranges;
     size_t nranges;
@@ -66,7 +68,7 @@ typedef struct deployment {
 typedef struct resolve_options {
     kvn_dtype whatif_kv;        /* --kv-cache-dtype D: replaces declared ones; INVALID if unset */
     kvn_dtype whatif_model;     /* --dtype D */
-    bool rocm;                  /* --platform rocm */
+    kvn_platform platform;      /* --platform (or .kvlint.yaml platform:) */
     const char *model_config;   /* --model-config FILE (already scanned into facts), or NULL */
     const id_vocab *ids;        /* what range names mean (grammars/ids.tsv); NULL: no name has a family */
 } resolve_options;

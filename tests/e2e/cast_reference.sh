@@ -1,7 +1,8 @@
 #!/bin/sh
 # cast_reference.sh: `kvlint cast --format json` agrees exactly with an independent rational model
 # of every format and recipe (tests/ref/numerics_ref.py) on tens of thousands of deterministic
-# random values: every element format in both overflow modes, and rows of the block, scaled and
+# random values: every element format in all three overflow modes (truncate: vLLM's CPU fp8
+# writer), every conversion path (--path), and rows of the block, scaled and
 # per-token-head dtypes mixing sentinels, ids, ordinary, tiny and non-finite values.
 . "$top_srcdir/tests/e2e/lib.sh"
 if [ -z "${PYTHON3:-}" ]; then

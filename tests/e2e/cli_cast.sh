@@ -34,7 +34,7 @@ expect_contains "no value reason" "$tmpdir/err" "no VALUE given"
 run "cast bad value" 2 cast --dtype fp8 1 abc
 expect_contains "bad value reason" "$tmpdir/err" "'abc' is not a number"
 run "cast bad overflow" 2 cast --dtype fp8 --overflow maybe 1
-expect_contains "bad overflow reason" "$tmpdir/err" "--overflow must be saturate or nonsaturate"
+expect_contains "bad overflow reason" "$tmpdir/err" "--overflow must be saturate, nonsaturate or truncate"
 run "cast bad format" 2 cast --dtype fp8 --format xml 1
 run "cast --scale on an unscaled dtype" 2 cast --dtype bf16 --scale 2 1
 expect_contains "scale reason" "$tmpdir/err" "--scale does not apply to bfloat16"
@@ -53,6 +53,26 @@ expect_contains "e5m2 saturates to -57344" "$tmpdir/out" "-57344"
 run "cast --rocm" 0 cast --dtype fp8 --rocm --overflow saturate -- -1e9
 expect_contains "rocm fp8 is e4m3fnuz" "$tmpdir/out" "dtype fp8_e4m3fnuz, overflow saturate"
 expect_contains "rocm fp8 saturates to -240" "$tmpdir/out" "-240"
+# conversion paths: vLLM's CPU writer truncates (19 -> 18), CUDA rounds (19 -> 20); a c10 cast on
+# ROCm gives NaN where the ROCm writer saturates
+run "cast --path cpu" 0 cast --dtype fp8_e4m3 --path cpu -- 19 1920 nan 3.5
+expect_contains "cpu path header" "$tmpdir/out" "dtype fp8_e4m3, path cpu (vLLM's CPU cache writer), overflow truncate"
+expect_contains "cpu truncates 19 to 18" "$tmpdir/out" "19                       18                       rounded"
+expect_contains "cpu clamps NaN to 448" "$tmpdir/out" "nan                      448                      saturated"
+run "cast --path cuda" 0 cast --dtype fp8_e4m3 --path cuda -- 19
+expect_contains "cuda rounds 19 to 20" "$tmpdir/out" "19                       20                       rounded"
+run "cast --path rocm-c10" 0 cast --dtype fp8 --path rocm-c10 --format json -- -300 320 3.5
+expect_contains "rocm-c10 json names the path" "$tmpdir/out" '"path": "rocm-c10"'
+expect_contains "rocm-c10 reads fp8 as fnuz" "$tmpdir/out" '"dtype": "fp8_e4m3fnuz"'
+expect_contains "-300 is NaN by a c10 cast" "$tmpdir/out" '"stored": "nan"'
+run "cast --path rocm" 0 cast --dtype fp8 --path rocm -- 320
+expect_contains "the ROCm writer saturates 320 to 240" "$tmpdir/out" "320                      240                      saturated"
+run "cast --path triton e5m2" 0 cast --dtype fp8_e5m2 --path triton -- -1e9
+expect_contains "triton e5m2 keeps the overflow" "$tmpdir/out" "-inf"
+run "cast bad path" 2 cast --dtype fp8 --path sm70 1
+expect_contains "bad path lists the paths" "$tmpdir/err" "--path must be one of torch, cuda, cuda-sm75, rocm, rocm-c10, cpu, triton, not 'sm70'"
+run "cast --path with --overflow" 2 cast --dtype fp8 --path cpu --overflow saturate 1
+expect_contains "path excludes overflow" "$tmpdir/err" "--path and --overflow exclude each other"
 run "cast text" 0 cast --dtype bf16 15962 -1e9 2048.5
 compare_golden "cast bf16 text" "$golden/cast_bf16.txt" "$tmpdir/out"
 run "cast mxfp4 row" 0 cast --dtype mxfp4 --format json -- -1e9 0 1 2 3 17

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """cast_reference.py: compare `kvlint cast --format json` with the rational model numerics_ref.py.
 
-Deterministic (fixed seed). For every element format in both overflow modes it casts a mix of
+Deterministic (fixed seed). For every element format in all three overflow modes (truncate: vLLM's
+CPU fp8 writer, emulated bit by bit in numerics_ref.cast_cpu) it casts a mix of
 random magnitudes, values drawn around the format's range, every kind of tie (midpoints between
 neighbouring codes and one binary64 ulp either side), subnormals and half of the smallest one,
 sentinels (-1e9, -10000, finfo minima, +-inf, nan), ids 0..300, binary32 literals (1e9f) and hex
 floats. For the row dtypes (mxfp4, nvfp4, nvfp4_4over6, mxfp8, fp4_mx_block16, per-tensor scaled
 fp8, int8, and the per-token-head dtypes) it builds rows whose blocks mix sentinels, ids, ordinary
-values, zeros, tiny values and non-finite values, with several k_scales. Every result's stored
-value and class must match exactly. Prints the number of comparisons; exits 1 on any mismatch.
+values, zeros, tiny values and non-finite values, with several k_scales. Every conversion path (--path) is
+checked against the mode it applies per format. Every result's stored value and class must match
+exactly. Prints the number of comparisons; exits 1 on any mismatch.
 
 usage: cast_reference.py KVLINT [--seed N]
 """
@@ -126,8 +128,9 @@ def block_values(rng, size, nblocks):
     return row
 
 
-def run_cast(kvlint, dtype, mode, values, scale=None):
-    cmd = [kvlint, "cast", "--dtype", dtype, "--overflow", mode, "--format", "json"]
+def run_cast(kvlint, dtype, mode, values, scale=None, path=None):
+    cmd = [kvlint, "cast", "--dtype", dtype, "--format", "json"]
+    cmd += ["--path", path] if path else ["--overflow", mode]
     if scale:
         cmd += ["--scale", scale]
     proc = subprocess.run(cmd + ["--"] + values, capture_output=True, text=True)
@@ -136,13 +139,32 @@ def run_cast(kvlint, dtype, mode, values, scale=None):
     return json.loads(proc.stdout, parse_int=float)  # keeps "-0" negative
 
 
+# (--path, --dtype, the overflow mode the path applies, the dtype it stores): docs/dtypes.md
+PATHS = [
+    ("torch", "fp8_e4m3", "nonsaturate", "fp8_e4m3"), ("cuda", "fp8_e4m3", "saturate", "fp8_e4m3"),
+    ("cuda-sm75", "fp8_e5m2", "saturate", "fp8_e5m2"), ("rocm", "fp8", "saturate", "fp8_e4m3fnuz"),
+    ("rocm-c10", "fp8", "nonsaturate", "fp8_e4m3fnuz"), ("cpu", "fp8_e4m3", "truncate", "fp8_e4m3"),
+    ("cpu", "fp8_e5m2", "truncate", "fp8_e5m2"), ("cpu", "float16", "nonsaturate", "float16"),
+    ("triton", "fp8_e5m2", "nonsaturate", "fp8_e5m2"), ("triton", "fp8_e4m3", "saturate", "fp8_e4m3"),
+    ("cuda", "float16", "nonsaturate", "float16"),
+]
+
+
 class Checker:
     def __init__(self):
         self.compared = 0
         self.mismatches = []
 
+    def compare_path(self, kvlint, path, dtype, mode, name, values):
+        doc = run_cast(kvlint, dtype, None, values, path=path)
+        if doc.get("path") != path:
+            self.mismatches.append("--path %s: header path %s" % (path, doc.get("path")))
+        self.check(doc, name, mode, values, None, name)
+
     def compare(self, kvlint, dtype, mode, values, scale=None, expect_name=None):
-        doc = run_cast(kvlint, dtype, mode, values, scale)
+        self.check(run_cast(kvlint, dtype, mode, values, scale), dtype, mode, values, scale, expect_name)
+
+    def check(self, doc, dtype, mode, values, scale, expect_name):
         if doc["dtype"] != (expect_name or dtype) or doc["overflow"] != mode:
             self.mismatches.append("%s: header %s/%s" % (dtype, doc["dtype"], doc["overflow"]))
         xs = [ref.parse_literal(v) for v in values]
@@ -169,7 +191,7 @@ def main():
                 "fp4_e2m1", "e8m0"]
     for name in elements:
         vals = element_values(rng, name)
-        for mode in ("nonsaturate", "saturate"):
+        for mode in ("nonsaturate", "saturate", "truncate"):
             chk.compare(args.kvlint, name, mode, vals)
     # block dtypes: each call is one row of many blocks
     for dtype, (size, _) in sorted(ref.BLOCKS.items()):
@@ -178,7 +200,7 @@ def main():
             chk.compare(args.kvlint, dtype, "nonsaturate", block_values(rng, size, 120), scale)
     for dtype in ("fp8_e4m3", "fp8_e5m2", "fp8_e4m3fnuz", "int8"):
         for scale in (None, "0.0123", "1e7"):
-            for mode in ("nonsaturate", "saturate") if dtype != "int8" else ("nonsaturate",):
+            for mode in ("nonsaturate", "saturate", "truncate") if dtype != "int8" else ("nonsaturate",):
                 chk.compare(args.kvlint, dtype, mode, block_values(rng, 16, 40), scale)
     for dtype in ("int8_per_token_head", "fp8_per_token_head"):
         for _ in range(10):
@@ -187,6 +209,9 @@ def main():
     # aliases reach the same numbers
     chk.compare(args.kvlint, "torch.float8_e4m3fn", "nonsaturate", SENTINELS, expect_name="fp8_e4m3")
     chk.compare(args.kvlint, "half", "saturate", SENTINELS, expect_name="float16")
+    # a path fixes the mode per format: --path P agrees with --overflow path_mode(P, format)
+    for path, dtype, mode, name in PATHS:
+        chk.compare_path(args.kvlint, path, dtype, mode, name, element_values(rng, name))
     for m in chk.mismatches[:25]:
         print("MISMATCH:", m)
     print("%d reference comparisons, %d mismatches" % (chk.compared, len(chk.mismatches)))

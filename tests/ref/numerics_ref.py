@@ -16,6 +16,7 @@ Results are (stored, outcome) with stored a Fraction, or one of the strings "inf
 from bisect import bisect_left
 from fractions import Fraction
 import math
+import struct
 
 INF, NINF, NAN = "inf", "-inf", "nan"
 
@@ -202,6 +203,48 @@ def to_f32(x):
     return cast("float32", x, "nonsaturate")[0]
 
 
+def _as_float(v):
+    """A binary32 value (Fraction or special) as a Python float, exactly."""
+    if v == "-0":
+        return -0.0
+    return float(v)
+
+
+def _f32_bits(f):
+    return struct.unpack("<I", struct.pack("<f", f))[0]
+
+
+def cast_cpu(name, x):
+    """vLLM's CPU fp8 writer (csrc/cpu/cpu_attn_fp8.hpp), emulated bit by bit on binary32:
+    float_to_fp8e4m3_scalar / float_to_fp8e5m2_scalar with inv_scale 1, the byte then decoded by
+    the format's table. Other formats: a PyTorch cast."""
+    if name not in ("fp8_e4m3", "fp8_e5m2"):
+        return cast(name, x, "nonsaturate")
+    mx = float(FORMATS[name].max)
+    v = _as_float(to_f32(x))
+    v = v if v < mx else mx          # std::min(fp8_max, v): NaN < max is false -> max
+    v = v if -mx < v else -mx        # std::max(-fp8_max, v)
+    clamped = not (abs(_as_float(to_f32(x))) <= mx)
+    if v == 0.0:
+        code = 0
+    elif name == "fp8_e4m3":
+        t = _as_float(to_f32(Fraction(v) * Fraction(1, 2 ** 120)))
+        bits = _f32_bits(t)
+        sign, payload = (bits >> 24) & 0x80, (bits >> 20) & 0x7F
+        code = sign if payload == 0 else sign | min(payload, 0x7E)
+    else:
+        bits = _f32_bits(v)
+        sign = (bits >> 24) & 0x80
+        exp = ((bits >> 23) & 0xFF) - 127
+        if exp < -14:
+            shift = -14 - exp
+            code = sign if shift + 21 >= 32 else sign | min((0x800000 | (bits & 0x7FFFFF)) >> (shift + 21), 3)
+        else:
+            code = sign | ((exp + 15) << 2) | ((bits >> 21) & 0x03)
+    stored = FORMATS[name].decode(code)
+    return stored, classify(x, stored, "saturated" if clamped else "rounded")
+
+
 # ---------------------------------------------------------------- outcomes and helpers
 
 def is_num(v):
@@ -224,8 +267,8 @@ def classify(x, stored, hint):
         if hint == "saturated":
             return "saturated"
         return "underflow-zero" if stored == 0 else "rounded"
-    if x == NAN:
-        return "exact" if stored == NAN else "rounded"
+    if x == NAN:  # a NaN clamped to +max (vLLM's CPU writer) is saturated
+        return "exact" if stored == NAN else ("saturated" if hint == "saturated" else "rounded")
     if stored == NAN:
         return "overflow-nan"
     if stored in (INF, NINF):
@@ -283,7 +326,13 @@ def row_scaled(elem, xs, scale, mode):
         q = x if not is_num(x) else x / s
         if x == "-0":
             q = "-0"
-        r, o = cast(elem, q, mode)
+        if mode == "truncate":  # the CPU writer: f32(f32(x) * f32(1 / s))
+            inv = to_f32(Fraction(1) / s)
+            fx = to_f32(x)
+            q = to_f32(fx * inv) if is_num(fx) else fx
+            r, o = cast_cpu(elem, q)
+        else:
+            r, o = cast(elem, q, mode)
         stored = r if not is_num(r) and r != "-0" else mul(r, s)
         if r in (INF, NINF, NAN):
             stored = r
@@ -470,6 +519,8 @@ def store_row(dtype, xs, mode="nonsaturate", scale=None):
     if dtype in ("fp8_e4m3", "fp8_e4m3fnuz", "fp8_e5m2", "fp8_e5m2fnuz"):
         return row_scaled(dtype, xs, scale, mode)
     if dtype in FORMATS or dtype in ("float32", "e8m0"):
+        if mode == "truncate":
+            return [cast_cpu(dtype, x) for x in xs]
         return [cast(dtype, x, mode) for x in xs]
     if dtype == "int8":
         return row_int8(xs, scale)

@@ -370,7 +370,7 @@ START_TEST(project_reads_every_key)
     ck_assert(p->ranges.v[0].max == 31);
     ck_assert_uint_eq(p->assume_kv.n, 2);
     ck_assert_int_ne(p->assume_model, KVN_DTYPE_INVALID);
-    ck_assert(p->rocm);
+    ck_assert(p->platform == KVN_PLAT_ROCM);
     ck_assert_uint_eq(p->select.n, 1);
     ck_assert_uint_eq(p->max_file_size, 2u << 20);
     ck_assert(project_path_included(p, "/nowhere/outside"));
@@ -427,7 +427,7 @@ START_TEST(project_non_scalar_values_are_named)
     kv_project *p = project_load(path, &d);
     ck_assert_ptr_nonnull(p);
     ck_assert_uint_eq(d.items.n, 2);
-    ck_assert_str_eq(d.items.v[0].msg, "platform: expected cuda or rocm, not a list or mapping");
+    ck_assert_str_eq(d.items.v[0].msg, "platform: expected cuda, cuda-sm75, rocm or cpu, not a list or mapping");
     ck_assert_uint_eq(d.items.v[0].line, 1);
     ck_assert_uint_eq(d.items.v[0].col, 11);
     ck_assert_str_eq(d.items.v[1].msg, "max_file_size: expected a size from 1 byte to 4G-1 such as 8M, not a list or mapping");
@@ -529,7 +529,7 @@ START_TEST(resolve_auto_chains)
     ck_assert_ptr_null(deployment_range(&s->v[1], NULL, "token"));
     deployment_set_free(s);
 
-    opt.rocm = true;
+    opt.platform = KVN_PLAT_ROCM;
     opt.whatif_model = kvn_dtype_parse("bfloat16", false);
     s = deployments_resolve(files, 2, proj, &opt, NULL);
     ck_assert_str_eq(dt(s->v[1].kv.dtype), "fp8_e4m3fnuz");

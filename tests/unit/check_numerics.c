@@ -499,6 +499,49 @@ START_TEST(numbers)
 }
 END_TEST
 
+/* vLLM's CPU fp8 writer (csrc/cpu/cpu_attn_fp8.hpp) clamps and truncates; every path fixes a mode
+ * per format (docs/dtypes.md). */
+START_TEST(conversion_paths)
+{
+    kvn_result r = kvn_cast(KVN_E4M3, 19, KVN_TRUNCATE);
+    ck_assert(r.stored == 18 && r.outcome == KVN_ROUNDED);
+    ck_assert(SAT(KVN_E4M3, 19).stored == 20);
+    r = kvn_cast(KVN_E4M3, 1920, KVN_TRUNCATE);
+    ck_assert(r.stored == 448 && r.outcome == KVN_SATURATED);
+    r = kvn_cast(KVN_E4M3, NAN, KVN_TRUNCATE); /* std::min(448.0f, NaN) is 448 */
+    ck_assert(r.stored == 448 && r.outcome == KVN_SATURATED);
+    r = kvn_cast(KVN_E5M2, -INFINITY, KVN_TRUNCATE);
+    ck_assert(r.stored == -57344 && r.outcome == KVN_SATURATED);
+    ck_assert(kvn_cast(KVN_E5M2, 57343, KVN_TRUNCATE).stored == 49152);
+    ck_assert(kvn_cast(KVN_E4M3, 0x1.fp-7, KVN_TRUNCATE).stored == 0x1.cp-7); /* subnormal: 7 * 2^-9 */
+    r = kvn_cast(KVN_E4M3, -0x1p-10, KVN_TRUNCATE);
+    ck_assert(r.stored == 0 && signbit(r.stored) && r.outcome == KVN_UNDERFLOW_ZERO);
+    ck_assert(!signbit(kvn_cast(KVN_E4M3, -0.0, KVN_TRUNCATE).stored)); /* `return 0` for v == 0 */
+    ck_assert(same(kvn_cast(KVN_F16, 1e9, KVN_TRUNCATE).stored, INFINITY)); /* not an fp8 writer */
+    ck_assert(kvn_cast(KVN_E4M3, 3.5, KVN_TRUNCATE).outcome == KVN_EXACT);
+
+    kvn_path p;
+    ck_assert(kvn_path_parse("cpu", &p) && p == KVN_PATH_CPU);
+    ck_assert(!kvn_path_parse("cuda-sm70", &p));
+    ck_assert(kvn_path_mode(KVN_PATH_CPU, KVN_E4M3) == KVN_TRUNCATE);
+    ck_assert(kvn_path_mode(KVN_PATH_CPU, KVN_BF16) == KVN_NONSATURATE);
+    ck_assert(kvn_path_mode(KVN_PATH_CUDA_SM75, KVN_E4M3) == KVN_SATURATE);
+    ck_assert(kvn_path_mode(KVN_PATH_ROCM_C10, KVN_E4M3FNUZ) == KVN_NONSATURATE);
+    ck_assert(kvn_path_mode(KVN_PATH_TRITON, KVN_E5M2) == KVN_NONSATURATE);
+    ck_assert(kvn_path_mode(KVN_PATH_TRITON, KVN_E4M3FNUZ) == KVN_SATURATE);
+    ck_assert(kvn_path_get(KVN_PATH_ROCM)->rocm && !kvn_path_get(KVN_PATH_CPU)->rocm);
+    ck_assert(kvn_path_get(KVN_PATH_COUNT) == NULL);
+
+    /* the scaled CPU writer multiplies by 1 / k_scale in binary32 */
+    kvn_dtype d = kvn_dtype_parse("fp8_e4m3", false);
+    double in[2] = { 19 * 0.5, 1e9 };
+    kvn_result out[2];
+    kvn_params prm = { KVN_TRUNCATE, 0.5 };
+    ck_assert(kvn_store_row(d, in, 2, &prm, out));
+    ck_assert(out[0].stored == 9 && out[1].stored == 224 && out[1].outcome == KVN_SATURATED);
+}
+END_TEST
+
 static Suite *numerics_suite(void)
 {
     Suite *s = suite_create("numerics");
@@ -514,6 +557,7 @@ static Suite *numerics_suite(void)
     tcase_add_test(edges, subnormals);
     tcase_add_test(edges, integers);
     tcase_add_test(edges, sentinels);
+    tcase_add_test(edges, conversion_paths);
     suite_add_tcase(s, edges);
     TCase *rows = tcase_create("rows");
     tcase_add_test(rows, mxfp4_blocks);

@@ -4,7 +4,8 @@
  * that fires first and the line it points at. Each cell is one synthetic deployment evaluated by
  * the same rules as `check` (config-level rules such as invalid names are left out: a cell has no
  * config). Integer ranges (num_adapters, ...) come from the deployments found under PATH: the
- * widest of each name.
+ * widest of each name. When the engine's conversion paths disagree (vLLM's CUDA writer saturates
+ * where its Triton writer gives -inf), a cell's verdict names the paths that make it unsafe.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -132,6 +133,31 @@ static void evaluate_cells(matrix *m, const rule_set *rules, const session *s, c
     free(ranges);
 }
 
+/* Whether path i of f is one the rule fires on (its outcome is one of the rule's classes). */
+static bool path_fires(const finding *f, size_t i)
+{
+    int o = f->stored[i].outcome;
+    return o >= 0 && ((f->rule->outcomes >> o) & 1u);
+}
+
+/* The paths that make f unsafe when others do not ("vLLM's Triton cache writer"), else NULL:
+ * the conversion path changes the verdict. */
+static const char *verdict_paths(const finding *f, char *buf, size_t n)
+{
+    size_t fire = 0, len = 0;
+    for (size_t i = 0; i < f->nstored; i++)
+        fire += path_fires(f, i);
+    if (fire == 0 || fire == f->nstored)
+        return NULL;
+    buf[0] = '\0';
+    for (size_t i = 0; i < f->nstored && len < n; i++)
+        if (path_fires(f, i)) {
+            int w = snprintf(buf + len, n - len, "%s%s", len ? ", " : "", f->stored[i].path);
+            len += w > 0 ? (size_t)w : 0;
+        }
+    return buf;
+}
+
 static void cell_text(const cell *c, char *buf, size_t n)
 {
     if (!c->first)
@@ -174,9 +200,11 @@ static void print_text(const matrix *m)
         if (!header)
             puts("\nunsafe cells (first finding of each):");
         header = true;
-        printf("  kv %s, model %s: %s:%u:%u: %s [%s]\n", kvn_dtype_name(c->kv), kvn_dtype_name(c->model),
+        char paths[256];
+        const char *by = verdict_paths(c->first, paths, sizeof paths);
+        printf("  kv %s, model %s: %s:%u:%u: %s [%s]%s%s%s\n", kvn_dtype_name(c->kv), kvn_dtype_name(c->model),
                report_path(c->first->loc.path), c->first->loc.line, c->first->loc.col, c->first->message,
-               c->first->rule->id);
+               c->first->rule->id, by ? " (unsafe only on: " : "", by ? by : "", by ? ")" : "");
     }
 }
 
@@ -207,6 +235,16 @@ static void print_json(const matrix *m)
             json_kv_int(&w, "line", c->first->loc.line);
             json_kv_int(&w, "column", c->first->loc.col);
             json_kv_int(&w, "findings", (int64_t)c->nfindings);
+            char paths[256];
+            const char *by = verdict_paths(c->first, paths, sizeof paths);
+            if (by) {
+                json_key(&w, "unsafe_paths");
+                json_array_begin(&w);
+                for (size_t k = 0; k < c->first->nstored; k++)
+                    if (path_fires(c->first, k))
+                        json_string(&w, c->first->stored[k].path);
+                json_array_end(&w);
+            }
         }
         json_object_end(&w);
     }

@@ -41,6 +41,14 @@ mkdir -p "$tmpdir/gpu" && cp "$trees/cpu/head.py" "$trees/cpu/config.json" "$tmp
 expect_status "gpu image: Triton gives -inf" 1 $?
 expect_contains "gpu image: KV001 by the Triton writer" "$tmpdir/out" "-inf by vLLM's Triton cache writer"
 
+# matrix: the path that changes the verdict
+"$KVLINT" matrix "$trees/cpu" >"$tmpdir/matrix" 2>&1
+expect_status "matrix" 0 $?
+expect_contains "matrix names the path that makes e5m2 unsafe" "$tmpdir/matrix" "[KV001] (unsafe only on: vLLM's Triton cache writer)"
+"$KVLINT" matrix --format json "$trees/cpu" >"$tmpdir/matrix.json" 2>&1
+expect_contains "matrix json unsafe_paths" "$tmpdir/matrix.json" '"unsafe_paths": ['
+"$KVLINT" matrix --platform cpu "$trees/cpu" >"$tmpdir/matrix" 2>&1
+expect_contains "matrix --platform cpu: e5m2 saturates" "$tmpdir/matrix" "fp8_e5m2              KV002 head.py:5"
 "$KVLINT" check --platform sm75 "$trees/t4" >"$tmpdir/out" 2>&1
 expect_status "--platform sm75 is a usage error" 2 $?
 expect_contains "--platform names the valid values" "$tmpdir/out" "--platform is cuda, cuda-sm75, rocm or cpu, not 'sm75'"

@@ -42,6 +42,7 @@ typedef struct cval {
     store_conv conv;
     const char *conv_api;
     bool conv_fixed;          /* the conversion fixes the dtype (conv_dtype) */
+    bool conv_elem;           /* a cast or construction to cache_t: its overflow is cache_t's own */
     kvn_dtype conv_dtype;
 } cval;
 
@@ -70,6 +71,8 @@ typedef struct fn_ctx {
     ARENA_VEC(store_site) stores;
     const char *buf;          /* main file bytes as libclang has them */
     size_t buflen;
+    CXCursor fn;              /* the function being analysed */
+    cxx_dispatch dispatch;    /* the unit's instantiations (cxxtypes.c) */
     CXCursor visiting[MAX_DEPTH];
     size_t nvisiting;
     struct timespec start;
@@ -85,32 +88,6 @@ static bool offset_of(const fn_ctx *x, CXSourceLocation l, unsigned *off)
 /* ---- small helpers over cursors and the source bytes ---- */
 
 static bool offset_of(const struct fn_ctx *x, CXSourceLocation l, unsigned *off);
-
-typedef struct kid_list {
-    CXCursor v[8];
-    size_t n;
-} kid_list;
-
-static enum CXChildVisitResult collect_kid(CXCursor c, CXCursor parent, CXClientData d)
-{
-    (void)parent;
-    kid_list *k = d;
-    if (k->n < 8)
-        k->v[k->n++] = c;
-    return CXChildVisit_Continue;
-}
-
-static kid_list kids_of(CXCursor c)
-{
-    kid_list k = { .n = 0 };
-    clang_visitChildren(c, collect_kid, &k);
-    return k;
-}
-
-static bool is_expr(CXCursor c)
-{
-    return clang_isExpression(clang_getCursorKind(c));
-}
 
 /* The operator after the left operand of a binary expression ("=", "+=", "==", ...), from the bytes. */
 static bool binop_after(const fn_ctx *x, CXCursor lhs, char op[4])
@@ -143,61 +120,6 @@ static char unop_char(const fn_ctx *x, CXCursor c)
     }
     clang_disposeTokens(x->tu, toks, n);
     return ch;
-}
-
-/* The expression under parentheses, implicit conversions and casts that keep the pointer. */
-static CXCursor strip(CXCursor c)
-{
-    for (int i = 0; i < MAX_DEPTH; i++) {
-        enum CXCursorKind k = clang_getCursorKind(c);
-        if (k != CXCursor_ParenExpr && k != CXCursor_UnexposedExpr && k != CXCursor_CStyleCastExpr &&
-            k != CXCursor_CXXReinterpretCastExpr && k != CXCursor_CXXStaticCastExpr && k != CXCursor_CXXConstCastExpr)
-            return c;
-        kid_list kd = kids_of(c);
-        size_t j = kd.n;
-        while (j > 0 && !is_expr(kd.v[j - 1]))
-            j--;
-        if (j == 0)
-            return c;
-        c = kd.v[j - 1];
-    }
-    return c;
-}
-
-/* Type spelling without qualifiers: "const __half *__restrict" -> pointee "__half". */
-static void bare_type(CXType t, char *buf, size_t n)
-{
-    CXString s = clang_getTypeSpelling(t);
-    const char *p = clang_getCString(s);
-    const char *words[] = { "const ", "volatile ", "struct ", "class ", "__restrict ", "typename " };
-    for (bool again = true; again;) {
-        again = false;
-        for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-            if (strncmp(p, words[i], strlen(words[i])) == 0) {
-                p += strlen(words[i]);
-                again = true;
-            }
-    }
-    snprintf(buf, n, "%s", p);
-    size_t l = strlen(buf);
-    while (l && (buf[l - 1] == ' ' || buf[l - 1] == '&'))
-        buf[--l] = '\0';
-    clang_disposeString(s);
-}
-
-static const cxx_conv *type_entry(const cxx_state *st, CXType t)
-{
-    char name[256];
-    bare_type(t, name, sizeof name);
-    const cxx_conv *e = cxx_find(st->types.v, st->types.n, name);
-    if (!e) {
-        CXType canon = clang_getCanonicalType(t);
-        if (canon.kind != CXType_Unexposed) {
-            bare_type(canon, name, sizeof name);
-            e = cxx_find(st->types.v, st->types.n, name);
-        }
-    }
-    return e;
 }
 
 /* ---- values ---- */
@@ -358,7 +280,7 @@ static const char *callee_name(fn_ctx *x, CXCursor call)
     clang_disposeString(s);
     if (*n)
         return n;
-    kid_list kd = kids_of(call);
+    cxx_kids_t kd = cxx_kids(call);
     if (!kd.n)
         return n;
     const char *t = cxx_text(x->tu, kd.v[0], x->a);
@@ -455,12 +377,17 @@ static cvals eval_call(fn_ctx *x, CXCursor c, int depth)
     /* A constructor of an element type (__nv_fp8_e4m3(x), the implicit c10::Half(float)): by its
      * name, else by the type it makes. */
     if (nargs == 1 && clang_getCursorKind(clang_getCursorReferenced(c)) == CXCursor_Constructor && !cxx_find(st->types.v, st->types.n, name))
-        cv = type_entry(st, clang_getCursorType(c));
+        cv = cxx_type_entry(st, clang_getCursorType(c));
     else
         cv = cxx_find(st->types.v, st->types.n, name);
-    if (cv && nargs == 1)
-        return converted(eval(x, clang_Cursor_getArgument(c, 0), depth + 1), conv_of(cv->sat),
-                         arena_printf(x->a, "conversion to %s", name), cv->dt_kind == CXD_FIXED, cv->dtype);
+    if (cv && nargs == 1) {
+        const char *api = arena_printf(x->a, "conversion to %s", name);
+        cvals r = converted(eval(x, clang_Cursor_getArgument(c, 0), depth + 1), conv_of(cv->sat), api,
+                            cv->dt_kind == CXD_FIXED, cv->dtype);
+        for (size_t i = 0; i < r.n; i++)
+            r.v[i].conv_elem = r.v[i].conv_api == api && cv->dt_kind == CXD_KV;
+        return r;
+    }
     if ((cv = cxx_find(st->bits.v, st->bits.n, name)) && nargs == 1) {
         double bits;
         const kvn_dtype_info *di = kvn_dtype_get(cv->dtype);
@@ -518,9 +445,9 @@ static cvals eval_var(fn_ctx *x, CXCursor ref, CXCursor var, int depth)
         }
     if (!local) {
         /* A constant defined outside this function (constexpr, const): its initialiser. */
-        kid_list kd = kids_of(var);
+        cxx_kids_t kd = cxx_kids(var);
         CXType t = clang_getCursorType(var);
-        if (kd.n && is_expr(kd.v[kd.n - 1]) && clang_isConstQualifiedType(t)) {
+        if (kd.n && cxx_is_expr(kd.v[kd.n - 1]) && clang_isConstQualifiedType(t)) {
             cvals e = eval(x, kd.v[kd.n - 1], depth + 1);
             merge(&r, &e);
         } else {
@@ -553,7 +480,7 @@ static cvals eval(fn_ctx *x, CXCursor c, int depth)
         }
         return r;
     case CXCursor_UnaryOperator: {
-        kid_list kd = kids_of(c);
+        cxx_kids_t kd = cxx_kids(c);
         char op = unop_char(x, c);
         if (kd.n == 1 && (op == '-' || op == '+')) {
             r = eval(x, kd.v[0], depth + 1);
@@ -561,7 +488,7 @@ static cvals eval(fn_ctx *x, CXCursor c, int depth)
                 r = negate(r);
             /* -1e9f, -FLT_MAX: the value is made here, with its sign. */
             for (size_t i = 0; i < r.n; i++)
-                if (!r.v[i].converted && clang_getCursorKind(strip(kd.v[0])) != CXCursor_DeclRefExpr) {
+                if (!r.v[i].converted && clang_getCursorKind(cxx_strip(kd.v[0])) != CXCursor_DeclRefExpr) {
                     r.v[i].v.text = cxx_text(x->tu, c, x->a);
                     cxx_any_loc(x->tu, c, x->src->path, x->a, &r.v[i].v.origin);
                 }
@@ -571,7 +498,7 @@ static cvals eval(fn_ctx *x, CXCursor c, int depth)
         return r;
     }
     case CXCursor_ConditionalOperator: {
-        kid_list kd = kids_of(c);
+        cxx_kids_t kd = cxx_kids(c);
         if (kd.n != 3) {
             r.unknown = true;
             return r;
@@ -593,27 +520,32 @@ static cvals eval(fn_ctx *x, CXCursor c, int depth)
     case CXCursor_CStyleCastExpr:
     case CXCursor_CXXStaticCastExpr:
     case CXCursor_CXXFunctionalCastExpr: {
-        kid_list kd = kids_of(c);
+        cxx_kids_t kd = cxx_kids(c);
         size_t j = kd.n;
-        while (j > 0 && !is_expr(kd.v[j - 1]))
+        while (j > 0 && !cxx_is_expr(kd.v[j - 1]))
             j--;
         if (!j) {
             r.unknown = true;
             return r;
         }
         cvals in = eval(x, kd.v[j - 1], depth + 1);
-        const cxx_conv *te = type_entry(x->st, clang_getCursorType(c));
+        const cxx_conv *te = cxx_type_entry(x->st, clang_getCursorType(c));
         if (!te)
             return in; /* a cast to another float type or one the table does not know: passes through */
         const char *api = cxx_text(x->tu, c, x->a);
         if (api && strchr(api, '('))
             api = arena_strndup(x->a, api, (size_t)(strchr(api, '(') - api));
-        return converted(in, conv_of(te->sat), api ? api : "a cast", te->dt_kind == CXD_FIXED, te->dtype);
+        if (!api)
+            api = "a cast";
+        in = converted(in, conv_of(te->sat), api, te->dt_kind == CXD_FIXED, te->dtype);
+        for (size_t i = 0; i < in.n; i++)
+            in.v[i].conv_elem = in.v[i].conv_api == api && te->dt_kind == CXD_KV;
+        return in;
     }
     default: {
         /* Parentheses, implicit conversions, temporaries: the one expression inside. */
-        kid_list kd = kids_of(c);
-        if ((k == CXCursor_ParenExpr || k == CXCursor_UnexposedExpr) && kd.n == 1 && is_expr(kd.v[0]))
+        cxx_kids_t kd = cxx_kids(c);
+        if ((k == CXCursor_ParenExpr || k == CXCursor_UnexposedExpr) && kd.n == 1 && cxx_is_expr(kd.v[0]))
             return eval(x, kd.v[0], depth + 1);
         if (k == CXCursor_UnexposedExpr && kd.n >= 1 && clang_getCursorKind(kd.v[0]) == CXCursor_CallExpr)
             return eval(x, kd.v[0], depth + 1);
@@ -656,7 +588,7 @@ static bool is_cache_ptr(fn_ctx *x, CXCursor decl, int depth)
     clang_disposeString(s);
     if (named)
         return true;
-    const cxx_conv *te = type_entry(x->st, element_type(clang_getCursorType(decl)));
+    const cxx_conv *te = cxx_type_entry(x->st, element_type(clang_getCursorType(decl)));
     if (te && te->dt_kind == CXD_KV)
         return true;
     if (clang_getCursorKind(decl) != CXCursor_VarDecl)
@@ -675,9 +607,9 @@ static bool is_cache_ptr(fn_ctx *x, CXCursor decl, int depth)
 static CXCursor pointer_base(CXCursor c)
 {
     for (int i = 0; i < MAX_DEPTH; i++) {
-        c = strip(c);
+        c = cxx_strip(c);
         enum CXCursorKind k = clang_getCursorKind(c);
-        kid_list kd = kids_of(c);
+        cxx_kids_t kd = cxx_kids(c);
         if (k == CXCursor_DeclRefExpr)
             return clang_getCursorReferenced(c);
         if (k == CXCursor_ArraySubscriptExpr && kd.n == 2) {
@@ -706,7 +638,7 @@ static CXCursor pointer_base(CXCursor c)
 /* Is the lvalue a write through a pointer (not a local scalar or a member)? */
 static bool writes_through_pointer(CXCursor lhs)
 {
-    CXCursor c = strip(lhs);
+    CXCursor c = cxx_strip(lhs);
     enum CXCursorKind k = clang_getCursorKind(c);
     return k == CXCursor_ArraySubscriptExpr || k == CXCursor_UnaryOperator;
 }
@@ -715,7 +647,7 @@ static bool writes_through_pointer(CXCursor lhs)
 
 static void record_assign(fn_ctx *x, CXCursor stmt, CXCursor lhs, CXCursor rhs, bool plain)
 {
-    CXCursor l = strip(lhs);
+    CXCursor l = cxx_strip(lhs);
     if (clang_getCursorKind(l) == CXCursor_DeclRefExpr) {
         CXCursor var = clang_getCursorReferenced(l);
         if (clang_getCursorKind(var) == CXCursor_VarDecl) {
@@ -740,13 +672,13 @@ static enum CXChildVisitResult prepass(CXCursor c, CXCursor parent, CXClientData
     }
     enum CXCursorKind k = clang_getCursorKind(c);
     if (k == CXCursor_VarDecl) {
-        kid_list kd = kids_of(c);
-        if (kd.n && is_expr(kd.v[kd.n - 1])) {
+        cxx_kids_t kd = cxx_kids(c);
+        if (kd.n && cxx_is_expr(kd.v[kd.n - 1])) {
             assign as = { c, kd.v[kd.n - 1] };
             ARENA_PUSH(x->a, x->assigns, as);
         }
     } else if (k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) {
-        kid_list kd = kids_of(c);
+        cxx_kids_t kd = cxx_kids(c);
         char op[4];
         if (kd.n == 2 && binop_after(x, kd.v[0], op) && op[strlen(op) - 1] == '=' && strcmp(op, "==") != 0 &&
             strcmp(op, "!=") != 0 && strcmp(op, "<=") != 0 && strcmp(op, ">=") != 0) {
@@ -761,7 +693,7 @@ static enum CXChildVisitResult prepass(CXCursor c, CXCursor parent, CXClientData
             record_assign(x, c, clang_Cursor_getArgument(c, 0), clang_Cursor_getArgument(c, 1), true);
         }
     } else if (k == CXCursor_UnaryOperator) {
-        kid_list kd = kids_of(c);
+        cxx_kids_t kd = cxx_kids(c);
         char op = unop_char(x, c);
         if (kd.n == 1 && (op == '+' || op == '-')) {
             /* ++x / --x (a prefix '+' or '-' alone is not a write; the bytes say which) */
@@ -797,6 +729,43 @@ static bool special(const cval *v)
     return v->v.kind == VK_SENTINEL;
 }
 
+static void push_fact(fn_ctx *x, store_fact f, const cval *v, const char *name, const char *why)
+{
+    kv_arena *a = x->a;
+    kv_value *kv = arena_zalloc(a, sizeof *kv);
+    *kv = v->v;
+    kv_step *step = arena_zalloc(a, sizeof *step);
+    step->loc = f.loc;
+    step->what = arena_printf(a, "stored into %s by %s%s", name, f.conv_api, why);
+    kv->steps = step;
+    kv->nsteps = 1;
+    f.values = kv;
+    f.nvalues = 1;
+    ARENA_PUSH(a, x->out->stores, f);
+}
+
+/* A cache_t store whose template the unit instantiates: one fact per fixed float type cache_t
+ * takes there; false when the KV dtype must still be checked (no site, an unknown argument, or a
+ * byte container such as uint8_t among the types). */
+static bool emit_dispatched(fn_ctx *x, const store_fact *base, const cval *v, const char *name, const char *param)
+{
+    cxx_param_types pt;
+    cxx_param_types_of(x->st, &x->dispatch, x->fn, param, &pt);
+    for (size_t k = 0; k < pt.n; k++) {
+        store_fact f = *base;
+        const cxx_conv *te = pt.types[k].entry;
+        if (!v->converted || v->conv_elem)
+            f.conv = conv_of(te->sat);
+        if (!v->converted)
+            f.conv_api = arena_printf(x->a, "assignment to %s (%s)", pt.types[k].name, param);
+        f.cache_dtype = (dtype_ref){ .kind = DREF_CONCRETE, .dtype = te->dtype,
+                                     .text = arena_printf(x->a, "%s = %s", param, pt.types[k].name), .loc = pt.types[k].at };
+        push_fact(x, f, v, name,
+                  arena_printf(x->a, " (%s is %s at %s:%u)", param, pt.types[k].name, pt.types[k].at.path, pt.types[k].at.line));
+    }
+    return pt.n > 0 && !pt.containers && !pt.open;
+}
+
 static void emit_store(fn_ctx *x, const store_site *s, CXCursor cache)
 {
     cvals vals = eval(x, s->rhs, 0);
@@ -810,9 +779,9 @@ static void emit_store(fn_ctx *x, const store_site *s, CXCursor cache)
     const char *name = arena_strdup(a, clang_getCString(cs));
     clang_disposeString(cs);
     CXType elem = element_type(clang_getCursorType(cache));
-    const cxx_conv *te = type_entry(x->st, elem);
+    const cxx_conv *te = cxx_type_entry(x->st, elem);
     char elem_name[128];
-    bare_type(elem, elem_name, sizeof elem_name);
+    cxx_bare_type(elem, elem_name, sizeof elem_name);
     kv_loc at;
     if (!cxx_main_loc(x->tu, s->stmt, x->src->path, &at))
         return;
@@ -838,21 +807,16 @@ static void emit_store(fn_ctx *x, const store_site *s, CXCursor cache)
         }
         if (f.cache_dtype.kind != DREF_CONCRETE && te && te->dt_kind == CXD_FIXED)
             f.cache_dtype = (dtype_ref){ .kind = DREF_CONCRETE, .dtype = te->dtype, .text = arena_strdup(a, elem_name), .loc = at };
-        kv_value *kv = arena_zalloc(a, sizeof *kv);
-        *kv = v->v;
-        kv_step *step = arena_zalloc(a, sizeof *step);
-        step->loc = at;
-        step->what = arena_printf(a, "stored into %s by %s", name, f.conv_api);
-        kv->steps = step;
-        kv->nsteps = 1;
-        f.values = kv;
-        f.nvalues = 1;
-        ARENA_PUSH(a, x->out->stores, f);
+        /* cache_t: the types the unit instantiates it with, else (or also) the deployment's KV dtype */
+        if (f.cache_dtype.kind != DREF_CONCRETE && te && te->dt_kind == CXD_KV && emit_dispatched(x, &f, v, name, elem_name))
+            continue;
+        push_fact(x, f, v, name, "");
     }
 }
 
 static void analyze_function(fn_ctx *x, CXCursor fn)
 {
+    x->fn = fn;
     x->assigns.n = x->assigns.cap = 0;
     x->assigns.v = NULL;
     x->stores.n = x->stores.cap = 0;
@@ -906,6 +870,8 @@ void cxx_analyze_unit(const cxx_state *st, CXTranslationUnit tu, const fe_source
         x.buflen = src->len;
     }
     x.over_budget = seconds_since(&x.start) > st->budget_seconds;  /* the parse alone took it */
+    if (!x.over_budget)
+        cxx_dispatch_collect(tu, src, x.a, &x.dispatch);
     if (!x.over_budget)
         clang_visitChildren(clang_getTranslationUnitCursor(tu), top_level, &x);
     if (x.over_budget)

@@ -7,6 +7,8 @@
  *   cxxparse.c  libclang: the argument vector (database or defaults, stubs), the translation unit,
  *               its diagnostics as notes, tokens and locations
  *   cxxpch.c    the run's precompiled system headers, built once per parse setting
+ *   cxxtypes.c  the table entry of a type, and the types a template parameter (cache_t) takes at the
+ *               unit's launch sites and explicit instantiations
  *   cxxeval.c   the walk over the main file's functions: cache pointers, stores, values, conversions
  * It emits store facts located in the source it was handed; it does not analyse headers through
  * the translation units that include them (a scanned header is analysed on its own).
@@ -84,8 +86,65 @@ bool cxx_offset(CXTranslationUnit tu, CXSourceLocation l, unsigned *line, unsign
 bool cxx_main_loc(CXTranslationUnit tu, CXCursor c, const char *path, kv_loc *out);
 /* Location of a cursor in any file; a header's path is relative to the working directory when below it. */
 bool cxx_any_loc(CXTranslationUnit tu, CXCursor c, const char *path, kv_arena *a, kv_loc *out);
+enum { CXX_MAX_KIDS = 8 };
+typedef struct cxx_kids_t {
+    CXCursor v[CXX_MAX_KIDS];
+    size_t n;
+} cxx_kids_t;
+/* The first CXX_MAX_KIDS children of a cursor. */
+cxx_kids_t cxx_kids(CXCursor c);
+bool cxx_is_expr(CXCursor c);
+/* The expression under parentheses, implicit conversions and casts that keep the pointer. */
+CXCursor cxx_strip(CXCursor c);
 /* The source text of a cursor's extent (tokens joined as written, at most n bytes), in a. */
 const char *cxx_text(CXTranslationUnit tu, CXCursor c, kv_arena *a);
+
+/* ---- element types and instantiations (cxxtypes.c) ---- */
+
+/* Type spelling without qualifiers: "const __half *__restrict" -> "__half *"; pointee via clang. */
+void cxx_bare_type(CXType t, char *buf, size_t n);
+/* The table's entry for a type (as spelled, else its canonical type); NULL if unknown. */
+const cxx_conv *cxx_type_entry(const cxx_state *st, CXType t);
+
+typedef struct cxx_targ {
+    bool known;                /* a type argument (else a value, or empty) */
+    CXType type;               /* from a resolved call */
+    const char *text;          /* from an explicit instantiation's tokens (then type is unset) */
+} cxx_targ;
+
+/* One instantiation of a function template seen in the unit. Invariant: tmpl is the template's
+ * cursor for a resolved call, the null cursor for an explicit instantiation (matched by name). */
+typedef struct cxx_inst {
+    CXCursor tmpl;
+    const char *name;
+    cxx_targ *args;
+    size_t nargs;
+    kv_loc at;                 /* the call or the instantiation, in the main file */
+} cxx_inst;
+
+typedef struct cxx_dispatch {
+    ARENA_VEC(cxx_inst) v;
+} cxx_dispatch;
+
+void cxx_dispatch_collect(CXTranslationUnit tu, const fe_source *src, kv_arena *a, cxx_dispatch *out);
+
+enum { CXX_MAX_PARAM_TYPES = 8 };
+/* What a template's type parameter is at the unit's sites: the distinct fixed float types of the
+ * table (with where each was first seen); containers: some site gives a type the table does not
+ * know as a float format (uint8_t, uint16_t), so the KV dtype decides; open: some site's argument
+ * is unknown. sites == 0: none seen. */
+typedef struct cxx_param_types {
+    struct {
+        const cxx_conv *entry;
+        char name[128];
+        kv_loc at;
+    } types[CXX_MAX_PARAM_TYPES];
+    size_t n, sites;
+    bool containers, open;
+} cxx_param_types;
+
+void cxx_param_types_of(const cxx_state *st, const cxx_dispatch *d, CXCursor fn, const char *param,
+                     cxx_param_types *out);
 
 /* ---- analysis (cxxeval.c) ---- */
 

@@ -2,6 +2,8 @@
  * cxxparse.c: libclang for the C/C++/CUDA front end: which arguments a source is parsed with, the
  * translation unit, what its diagnostics say, and locations and text in the main file.
  *
+ * Also the small cursor helpers the walk uses (children, the expression under casts).
+ *
  * Arguments: the language (from the claim), then defaults (C++17; for CUDA no SDK: -nocudainc,
  * host side only, and the stub prelude force-included), then the compilation database's flags
  * (which win), then the stub headers with -idirafter, so a real SDK or torch on the database's
@@ -358,4 +360,45 @@ const char *cxx_text(CXTranslationUnit tu, CXCursor c, kv_arena *a)
     }
     s[k] = '\0';
     return s;
+}
+
+/* ---- cursors ---- */
+
+static enum CXChildVisitResult collect_kid(CXCursor c, CXCursor parent, CXClientData d)
+{
+    (void)parent;
+    cxx_kids_t *k = d;
+    if (k->n < CXX_MAX_KIDS)
+        k->v[k->n++] = c;
+    return CXChildVisit_Continue;
+}
+
+cxx_kids_t cxx_kids(CXCursor c)
+{
+    cxx_kids_t k = { .n = 0 };
+    clang_visitChildren(c, collect_kid, &k);
+    return k;
+}
+
+bool cxx_is_expr(CXCursor c)
+{
+    return clang_isExpression(clang_getCursorKind(c));
+}
+
+CXCursor cxx_strip(CXCursor c)
+{
+    for (int i = 0; i < 24; i++) {
+        enum CXCursorKind k = clang_getCursorKind(c);
+        if (k != CXCursor_ParenExpr && k != CXCursor_UnexposedExpr && k != CXCursor_CStyleCastExpr &&
+            k != CXCursor_CXXReinterpretCastExpr && k != CXCursor_CXXStaticCastExpr && k != CXCursor_CXXConstCastExpr)
+            return c;
+        cxx_kids_t kd = cxx_kids(c);
+        size_t j = kd.n;
+        while (j > 0 && !cxx_is_expr(kd.v[j - 1]))
+            j--;
+        if (j == 0)
+            return c;
+        c = kd.v[j - 1];
+    }
+    return c;
 }

@@ -54,7 +54,7 @@ expect_query() {
     if [ "$got" = "$4" ]; then pass "$1"; else fail "$1: got '$got', want '$4'"; fi
 }
 
-for case in cast_cache_t half_cache limits bf16_key logits fp8_satfinite nvcc_db suppress prefilter; do
+for case in cast_cache_t half_cache limits bf16_key logits fp8_satfinite nvcc_db suppress prefilter dispatch; do
     run "$case"
     compare_golden "$case" "$golden/$case.json" "$tmpdir/$case.json"
 done
@@ -76,6 +76,11 @@ expect_query "__NV_SATFINITE saturates, __NV_NOSAT does not" fp8_satfinite \
     "[('KV001', 8, 'fp8_e4m3'), ('KV001', 9, 'fp8_e5m2')]"
 expect_query "nvcc database: -D and -I are honoured" nvcc_db "[(x['rule'], x['path'], x['line']) for x in d['findings']]" \
     "[('KV001', 'csrc/include/masks.h', 5)]"
+expect_query "cache_t from launches, a dispatch macro and explicit instantiations" dispatch \
+    "sorted((x['rule'], x['line'], x['dtype']) for x in d['findings'])" "[('KV001', 13, 'float16'), ('KV001', 32, 'float16')]"
+expect_query "each instantiated cache_t is a fixed dtype; a byte container follows the deployment" dispatch \
+    "sorted((s['line'], s['cache_dtype']) for s in d['stores'])" \
+    "[(13, 'float16'), (13, 'float32'), (19, 'float32'), (25, 'fp8_e4m3'), (32, 'float16'), (40, 'kv-cache dtype')]"
 expect_query "suppressed with // kvlint: ignore" suppress \
     "([(x['rule'], x['line']) for x in d['findings']], d['summary']['suppressed'])" "([('KV001', 6)], 1)"
 expect_query "prefiltered files are not parsed" prefilter "(len(d['stores']), d['stderr'])" "(0, [])"

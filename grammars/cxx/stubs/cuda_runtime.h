@@ -22,6 +22,10 @@ struct int4 { int x, y, z, w; };
 struct uint4 { unsigned int x, y, z, w; };
 struct uint2 { unsigned int x, y; };
 typedef struct CUstream_st *cudaStream_t;
+/* What clang's host side calls for a kernel launch `k<<<grid, block, shmem, stream>>>(...)`
+ * (CUDA >= 9.2; the SDK's crt/host_runtime.h declares it): without it every launch is an error. */
+extern "C" unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0,
+                                                struct CUstream_st *stream = 0);
 typedef int cudaError_t;
 __device__ void __syncthreads(void);
 __device__ float __int_as_float(int);

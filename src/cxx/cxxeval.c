@@ -855,28 +855,24 @@ static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent, CXClientDa
     return CXChildVisit_Continue;
 }
 
-void cxx_analyze_unit(const cxx_state *st, CXTranslationUnit tu, const fe_source *src, const struct timespec *start,
-                      file_facts *out)
+void cxx_analyze_unit(const cxx_state *st, CXTranslationUnit tu, const fe_source *src, file_facts *out)
 {
     fn_ctx x = { .st = st, .tu = tu, .src = src, .out = out, .a = out->arena };
-    if (start)
-        x.start = *start;
-    else
-        clock_gettime(CLOCK_MONOTONIC, &x.start);
+    clock_gettime(CLOCK_MONOTONIC, &x.start);
     CXFile mf = clang_getFile(tu, src->path);
     x.buf = mf ? clang_getFileContents(tu, mf, &x.buflen) : NULL;
     if (!x.buf) {
         x.buf = src->data;
         x.buflen = src->len;
     }
-    x.over_budget = seconds_since(&x.start) > st->budget_seconds;  /* the parse alone took it */
+    x.over_budget = st->budget_seconds <= 0;
     if (!x.over_budget)
         cxx_dispatch_collect(tu, src, x.a, &x.dispatch);
     if (!x.over_budget)
         clang_visitChildren(clang_getTranslationUnitCursor(tu), top_level, &x);
     if (x.over_budget)
         diag_limit(&out->diags, DIAG_NOTE, src->path, 0, 0,
-                   "analysis stopped: parsing and analysing this file took over the %.0f s budget per file; "
+                   "analysis stopped after the %.0f s budget per file; "
                    "stores after that point are not checked",
                    st->budget_seconds);
 }

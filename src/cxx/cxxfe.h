@@ -48,7 +48,7 @@ typedef struct cxx_state {
     ARENA_VEC(cxx_conv) bits;      /* bit-pattern readers (dtype) */
     ARENA_VEC(const char *) clamp_min, clamp_max, limits, sentinels, cache_names;
     ARENA_VEC(cxx_pch_header) pch_headers;  /* the system headers precompiled once per run */
-    double budget_seconds;     /* per translation unit, parse and analysis */
+    double budget_seconds;     /* analysis per translation unit (wall clock, after the parse) */
     size_t budget_bytes;       /* libclang memory per translation unit */
     cxx_pch *pch;              /* mutable, behind its own lock (cxxpch.c); NULL: none */
 } cxx_state;
@@ -148,11 +148,7 @@ void cxx_param_types_of(const cxx_state *st, const cxx_dispatch *d, CXCursor fn,
 
 /* ---- analysis (cxxeval.c) ---- */
 
-/* Walk the unit; start is when its parse began (the per-file time budget counts from there; NULL:
- * from now). */
-struct timespec;
-void cxx_analyze_unit(const cxx_state *st, CXTranslationUnit tu, const fe_source *src, const struct timespec *start,
-                      file_facts *out);
+void cxx_analyze_unit(const cxx_state *st, CXTranslationUnit tu, const fe_source *src, file_facts *out);
 /* Memory libclang holds for a unit, in bytes (its own accounting: AST, identifiers, sources). */
 size_t cxx_unit_bytes(CXTranslationUnit tu);
 

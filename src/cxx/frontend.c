@@ -271,22 +271,22 @@ static void cxx_analyze(const fe_source *src, const fe_context *ctx, file_facts 
         return;
     }
     suppress_collect_lines(src->data, src->len, "//", out);
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
     CXIndex idx;
     CXTranslationUnit tu = cxx_parse(st, src, &idx, out);
     if (!tu)
         return;
     cxx_report_diagnostics(tu, src, out);
-    /* libclang 14 cannot interrupt a parse: the budgets are checked once it returns. Over the memory
-     * budget the unit is released unanalysed (at once, before other threads' units add to it). */
+    /* libclang 14 cannot interrupt a parse: its memory is checked once it returns, and over the
+     * budget the unit is released unanalysed (at once, before other threads' units add to it). The
+     * time budget is the analysis's own: a wall-clock limit on the parse would depend on the load of
+     * the machine, not on the file. */
     size_t bytes = cxx_unit_bytes(tu);
     if (bytes > st->budget_bytes)
         diag_limit(&out->diags, DIAG_NOTE, src->path, 0, 0,
                    "not analysed: libclang used %zu MB for this file, over the %zu MB budget per file",
                    bytes >> 20, st->budget_bytes >> 20);
     else
-        cxx_analyze_unit(st, tu, src, &start, out);
+        cxx_analyze_unit(st, tu, src, out);
     clang_disposeTranslationUnit(tu);
     clang_disposeIndex(idx);
 }

@@ -306,7 +306,7 @@ bool ev_wants_store(const rule *r, const store_fact *s)
  * any field is unknown. A field read as it is (`config.mask_value`, `-config.x`) is what the same
  * literal would be (a sentinel from KV_SENTINEL_MAGNITUDE on); arithmetic makes an ordinary float, as
  * arithmetic on literals does (`10**9`, pyfe.h). */
-static bool resolve_expr(const kv_value *v, const deployment *d, kv_value *out)
+bool ev_resolve_fields(const kv_value *v, const deployment *d, kv_value *out)
 {
     double x;
     if (!d || !kv_expr_eval(v->expr, deployment_field_fn, d, &x))
@@ -338,7 +338,7 @@ void ev_each_stored_value(ectx *c, unsigned flags, stored_value_fn fn)
                     kv_value known;
                     if (!v->expr)
                         fn(c, s, v, deps[di]);
-                    else if (resolve_expr(v, deps[di], &known) && ev_wants_value(c->r, &known))
+                    else if (ev_resolve_fields(v, deps[di], &known) && ev_wants_value(c->r, &known))
                         fn(c, s, &known, deps[di]); /* unknown fields: no value, no finding */
                 }
             }

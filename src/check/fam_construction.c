@@ -76,6 +76,14 @@ static void run(ectx *c)
         const file_facts *ff = c->files[fi];
         for (size_t k = 0; k < ff->constructions.n; k++) {
             const construction_fact *cf = &ff->constructions.v[k];
+            if (cf->value.expr) { /* from checkpoint fields: a value per deployment, or none */
+                for (size_t di = 0, nd = ev_scope(c, fi, &deps); di < nd; di++) {
+                    construction_fact known = *cf;
+                    if (ev_resolve_fields(&cf->value, deps[di], &known.value) && ev_wants_value(c->r, &known.value))
+                        construction_under(c, &known, deps[di]);
+                }
+                continue;
+            }
             if (!ev_wants_value(c->r, &cf->value))
                 continue;
             if (!ev_deployment_dependent(&cf->dtype, &cf->value, NULL))

@@ -159,6 +159,9 @@ const char *ev_sink_note(kv_arena *a, const store_fact *s);
 /* Whether a value built or computed in dtype r (with operands a and b, either may be NULL) depends
  * on the deployment's model or KV dtype; a dtype written in code is evaluated once. */
 bool ev_deployment_dependent(const dtype_ref *r, const kv_value *a, const kv_value *b);
+/* A value computed from checkpoint fields (v->expr) as the number it is under d; false while a field
+ * is unknown there (then there is no value to judge). */
+bool ev_resolve_fields(const kv_value *v, const deployment *d, kv_value *out);
 
 /* ---- explain's worked example (example.c) ---- */
 

@@ -46,11 +46,14 @@ static size_t emit_construction(ev *e, construction_kind k, const char *api, TSN
  * sentinels marked so that a later store can say the construction reaches the cache. */
 aval pe_constructions_for(ev *e, construction_kind k, const char *api, TSNode at, aval x, const dtype_ref *d)
 {
-    if (x.tag != AV_VALUES || !av_has_sentinel(&x) || pe_is_int_dtype(e, d))
+    bool fields = false; /* a value computed from checkpoint fields may be one (check/ resolves it) */
+    for (size_t i = 0; x.tag == AV_VALUES && i < x.n; i++)
+        fields |= x.vals[i].v.expr != NULL;
+    if (x.tag != AV_VALUES || !(av_has_sentinel(&x) || fields) || pe_is_int_dtype(e, d))
         return x;
     pv *vals = arena_memdup(e->s, x.vals, x.n * sizeof *vals);
     for (size_t i = 0; i < x.n; i++)
-        if (vals[i].v.kind == VK_SENTINEL && (!e->quiet || vals[i].arg))
+        if ((vals[i].v.kind == VK_SENTINEL || vals[i].v.expr) && (!e->quiet || vals[i].arg))
             vals[i].cons = emit_construction(e, k, api, at, &vals[i].v, d);
     x.vals = vals;
     return x;

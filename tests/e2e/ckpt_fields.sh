@@ -31,6 +31,8 @@ expect_not_contains "default: no checkpoint_field in dtypes" "$tmpdir/default.js
 expect_status "default: the getattr default -1e9 is -inf in float16" 1 $?
 expect_contains "default: KV001 at the getattr" "$tmpdir/default.txt" \
     'plugin.py:9:21: error: getattr(config, "mask_value", -1e9) is stored as -inf'
+expect_contains "default: KV006, torch.full of it in float16 raises" "$tmpdir/default.txt" \
+    'getattr(config, "mask_value", -1e9) built by torch.full in float16'
 (cd "$fx/set" && "$KVLINT" check .) >"$tmpdir/set.txt" 2>&1
 expect_status "set: the checkpoint's mask_value -100 fits" 0 $?
 (cd "$fx/none" && "$KVLINT" check .) >"$tmpdir/none.txt" 2>&1

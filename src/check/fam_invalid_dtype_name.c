@@ -7,7 +7,7 @@
 
 #include "check/family.h"
 
-static const char *const placeholders[] = { "raw", "value", "dtype", "declared", "valid", NULL };
+static const char *const placeholders[] = { "raw", "value", "dtype", "declared", "valid", "suggestion", NULL };
 
 static void run(ectx *c)
 {
@@ -29,6 +29,10 @@ static void run(ectx *c)
             ev_var(&vs, "declared", arena_printf(a, "%s%s%s", dd->engine ? dd->engine : "", dd->engine ? " " : "",
                                                   dd->carrier ? dd->carrier : "config"));
             ev_var(&vs, "valid", kvn_dtype_valid_names());
+            char near[64];
+            kvn_dtype_nearest(dd->raw, near, sizeof near);
+            /* "did you mean 'fp8_e4m3'? " for a near miss, nothing otherwise */
+            ev_var(&vs, "suggestion", *near ? arena_printf(a, "did you mean '%s'? ", near) : "");
             draft f = { .loc = dd->loc, .value = dd->raw };
             f.key = ev_subject(a, &dd->loc, &dd->loc, NULL);
             ev_emit(c, &f, &vs);

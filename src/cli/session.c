@@ -80,56 +80,6 @@ int session_option(session_options *o, int c, const char *arg, const char *cmd)
     }
 }
 
-/* Edit distance of a and b, '-' read as '_' and case ignored (bounded: names are short). */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return SIZE_MAX;
-    size_t row[64], prev[64];
-    for (size_t j = 0; j <= lb; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            char x = (char)tolower((unsigned char)(a[i - 1] == '-' ? '_' : a[i - 1]));
-            char y = (char)tolower((unsigned char)(b[j - 1] == '-' ? '_' : b[j - 1]));
-            size_t best = prev[j - 1] + (x != y);
-            if (prev[j] + 1 < best)
-                best = prev[j] + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-        }
-        memcpy(prev, row, (lb + 1) * sizeof *row);
-    }
-    return prev[lb];
-}
-
-/* The valid dtype name closest to name (at most 2 edits away), or "" (in buf). */
-static const char *did_you_mean(const char *name, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    size_t best = 3;
-    const char *list = kvn_dtype_valid_names();
-    for (const char *p = list; *p;) {
-        size_t len = strcspn(p, ", ");
-        char cand[64];
-        if (len && len < sizeof cand) {
-            memcpy(cand, p, len);
-            cand[len] = '\0';
-            size_t d = distance(name, cand);
-            if (d < best && len < n) {
-                best = d;
-                memcpy(buf, cand, len + 1);
-            }
-        }
-        p += len;
-        p += strspn(p, ", ");
-    }
-    return buf;
-}
-
 /* A what-if dtype must be a name the numerics know and can model. */
 static bool whatif_dtype(const char *cmd, const char *opt, const char *name, bool rocm, kvn_dtype *out)
 {
@@ -139,7 +89,7 @@ static bool whatif_dtype(const char *cmd, const char *opt, const char *name, boo
     kvn_dtype d = kvn_dtype_parse(name, rocm);
     if (d == KVN_DTYPE_INVALID) {
         char near[64];
-        if (*did_you_mean(name, near, sizeof near))
+        if (*kvn_dtype_nearest(name, near, sizeof near))
             usage_error(cmd, "%s: unknown dtype '%s'; did you mean '%s'? (kvlint dtypes lists them all)", opt, name, near);
         else
             usage_error(cmd, "%s: unknown dtype '%s'; valid: %s", opt, name, kvn_dtype_valid_names());

@@ -8,7 +8,10 @@
  * here differ only in case). Deliberately not here: the arithmetic (fmt.c, store.c) and any
  * resolution of `auto` (that needs the model's config: src/resolve).
  */
+#include <ctype.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 #include <strings.h>
 
 #include "numerics/internal.h"
@@ -183,6 +186,55 @@ kvn_dtype kvn_dtype_by_fmt(kvn_fmt f)
 const char *kvn_dtype_valid_names(void)
 {
     return valid_names;
+}
+
+/* Edit distance of a and b, '-' read as '_' and case ignored (bounded: names are short). */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return SIZE_MAX;
+    size_t row[64], prev[64];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            char x = (char)tolower((unsigned char)(a[i - 1] == '-' ? '_' : a[i - 1]));
+            char y = (char)tolower((unsigned char)(b[j - 1] == '-' ? '_' : b[j - 1]));
+            size_t best = prev[j - 1] + (x != y);
+            if (prev[j] + 1 < best)
+                best = prev[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+        }
+        memcpy(prev, row, (lb + 1) * sizeof *row);
+    }
+    return prev[lb];
+}
+
+const char *kvn_dtype_nearest(const char *name, char *buf, size_t n)
+{
+    if (n)
+        buf[0] = '\0';
+    size_t best = 3;
+    for (const char *p = valid_names; name && *p;) {
+        size_t len = strcspn(p, ", ");
+        char cand[64];
+        if (len && len < sizeof cand) {
+            memcpy(cand, p, len);
+            cand[len] = '\0';
+            size_t d = distance(name, cand);
+            if (d < best && len < n) {
+                best = d;
+                memcpy(buf, cand, len + 1);
+            }
+        }
+        p += len;
+        p += strspn(p, ", ");
+    }
+    return buf;
 }
 
 double kvn_dtype_int_exact_max(kvn_dtype d)

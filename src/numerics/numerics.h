@@ -167,6 +167,9 @@ kvn_dtype kvn_dtype_parse(const char *name, bool rocm);
 kvn_dtype kvn_dtype_by_fmt(kvn_fmt f);
 /* Comma-separated list of valid names for an error message (static storage). */
 const char *kvn_dtype_valid_names(void);
+/* The valid name closest to name (at most 2 edits away, '-' read as '_', case ignored) in buf, or
+ * "" if none is that close; returns buf. */
+const char *kvn_dtype_nearest(const char *name, char *buf, size_t n);
 /* Largest N with 0..N all exact in d (block formats: of the element format at scale 1).
  * -1 when no such N exists or d is not modelled (e8m0, auto, unmodelled). For the dynamic
  * per-token-head dtypes it is 0: a real row is rescaled by its own absmax in binary32, which

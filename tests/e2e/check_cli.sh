@@ -24,6 +24,13 @@ expect_contains "rule id" "$tmpdir/out" "[KV009]"
 expect_contains "source line" "$tmpdir/out" "   14 |             - fp8-e4m3"
 expect_contains "caret" "$tmpdir/out" "      |               ^~~~~~~~"
 expect_contains "summary" "$tmpdir/out" "kvlint: 1 error in 1 file, 1 deployment"
+expect_contains "a near miss gets a suggestion" "$tmpdir/out" "(vllm k8s-args); did you mean 'fp8_e4m3'? valid names: float32,"
+mkdir -p "$tmpdir/farname"
+printf 'model: /m\nkv-cache-dtype: banana\n' >"$tmpdir/farname/serve.yaml"
+(cd "$tmpdir/farname" && "$KVLINT" check .) >"$tmpdir/out2" 2>&1
+expect_status "far name: a finding" 1 $?
+expect_contains "a far name gets the list only" "$tmpdir/out2" "(vllm vllm-config); valid names: float32,"
+expect_not_contains "a far name gets no guess" "$tmpdir/out2" "did you mean"
 expect_not_contains "no color when asked" "$tmpdir/out" "$(printf '\033')"
 run check .; expect_not_contains "no color on a pipe" "$tmpdir/out" "$(printf '\033')"
 run check --color always .; expect_contains "color when forced" "$tmpdir/out" "$(printf '\033[1;31m')"

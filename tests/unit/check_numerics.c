@@ -438,6 +438,22 @@ START_TEST(dtype_names)
 END_TEST
 
 /* Every modelled canonical name is in the error message list, and every name maps to itself. */
+/* The suggestion for a mistyped dtype name (CLI what-ifs and KV009 share it). */
+START_TEST(dtype_nearest)
+{
+    char b[64];
+    ck_assert_str_eq(kvn_dtype_nearest("fp8_e4m4", b, sizeof b), "fp8_e4m3");
+    ck_assert_str_eq(kvn_dtype_nearest("fp8e5m2", b, sizeof b), "fp8_e5m2");
+    ck_assert_str_eq(kvn_dtype_nearest("FP8-E4M3", b, sizeof b), "fp8_e4m3");  /* case, '-' as '_' */
+    ck_assert_str_eq(kvn_dtype_nearest("bfloat61", b, sizeof b), "bfloat16");
+    ck_assert_str_eq(kvn_dtype_nearest("banana", b, sizeof b), "");             /* too far: no guess */
+    ck_assert_str_eq(kvn_dtype_nearest("", b, sizeof b), "");
+    ck_assert_str_eq(kvn_dtype_nearest("fp8_e4m4", b, 4), "");                  /* does not fit */
+    char tiny[1];
+    ck_assert_str_eq(kvn_dtype_nearest("fp8_e4m4", tiny, sizeof tiny), "");
+}
+END_TEST
+
 START_TEST(dtype_table)
 {
     const char *valid = kvn_dtype_valid_names();
@@ -567,6 +583,7 @@ static Suite *numerics_suite(void)
     TCase *names = tcase_create("names");
     tcase_add_test(names, dtype_names);
     tcase_add_test(names, dtype_table);
+    tcase_add_test(names, dtype_nearest);
     tcase_add_test(names, numbers);
     suite_add_tcase(s, names);
     return s;

@@ -170,6 +170,8 @@ bool py_modcache_put(py_modcache *c, const py_modkey *k, py_modpart *part, py_mo
         if (need_file) {
             *fe = (entry){ xstrdup(k->path), xstrdup(""), 0, 0, fh, { part->data, part->len, NULL, 0 }, true };
             c->n++;
+            /* e and fe may have been the same free slot: the part takes the next one */
+            e = &c->v[slot_of(c->v, c->cap, h, k)];
         } else if (part->data) {
             free(part->data);   /* the same file as cached: its parts share one copy */
         }

@@ -424,6 +424,26 @@ START_TEST(module_cache)
     py_modpart none = { 0 };
     ck_assert(py_modcache_put(c, &kx, &none, &out));
     ck_assert(py_modcache_get(c, &kx, &out) && out.tree == NULL);
+    /* many files, two parts each: every part reads back its own file's bytes (a file's entry and
+     * its first part must not land in one slot), and nothing leaks (ASan in CI) */
+    char paths[300][32], srcs[300][64];
+    for (int i = 0; i < 300; i++) {
+        snprintf(paths[i], sizeof paths[i], "m/mod%d.py", i);
+        snprintf(srcs[i], sizeof srcs[i], "def f(x):\n    return x + %d\ndef g(y):\n    return y\n", i);
+        for (int w = 0; w < 2; w++) {
+            py_modkey k = { paths[i], w ? "g" : "f", (uint32_t)w, (uint32_t)w + 1 };
+            p = parsed(srcs[i]);
+            ck_assert(py_modcache_put(c, &k, &p, &out));
+            ck_assert_str_eq(out.data, srcs[i]);
+            ts_tree_delete(out.tree);
+        }
+    }
+    for (int i = 0; i < 300; i++) {
+        py_modkey k = { paths[i], "g", 1, 2 };
+        ck_assert(py_modcache_get(c, &k, &out));
+        ck_assert_str_eq(out.data, srcs[i]);
+        ts_tree_delete(out.tree);
+    }
     py_modcache_free(c);
     ck_assert(!py_modcache_get(NULL, &kf, &out));  /* no cache: nothing cached, nothing taken */
     p = parsed(src);

@@ -43,4 +43,16 @@ expect_status "lone CR: findings" 1 $?
 expect_not_contains "lone CR: no syntax error" "$tmpdir/cr.err" "syntax error"
 if cmp -s "$tmpdir/lf.json" "$tmpdir/cr.json"; then pass "lone CR: same report as LF"
 else fail "lone CR: report differs from LF"; diff "$tmpdir/lf.json" "$tmpdir/cr.json" | head -20; fi
+# The walk skips tools' folders (docs/check.md, "What a directory walk skips"); a named file is read.
+mkdir -p "$tmpdir/skips/build" "$tmpdir/skips/node_modules/p" "$tmpdir/skips/pkg.egg-info" "$tmpdir/skips/src"
+for d in build node_modules/p pkg.egg-info src; do
+    printf 'import torch\nx = torch.full((2,), -1e9, dtype=torch.float16)\nkv_cache[0] = x\n' >"$tmpdir/skips/$d/m.py"
+done
+(cd "$tmpdir/skips" && "$KVLINT" check --format json .) >"$tmpdir/skips.json" 2>/dev/null
+expect_status "walk: the one file outside skipped folders" 1 $?
+expect_contains "walk: only src/ is read" "$tmpdir/skips.json" '"files": 1,'
+expect_not_contains "walk: build/ is skipped" "$tmpdir/skips.json" '"path": "build/m.py"'
+(cd "$tmpdir/skips" && "$KVLINT" check --format json build/m.py) >"$tmpdir/named.json" 2>/dev/null
+expect_status "a named file in build/ is read" 1 $?
+expect_contains "named file reported" "$tmpdir/named.json" '"path": "build/m.py"'
 finish

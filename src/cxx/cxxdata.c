@@ -83,7 +83,31 @@ static bool parse_line(cxx_state *st, char *line, bool cache_only)
         ARENA_PUSH(a, st->limits, arena_strdup(a, f[1]));
     else if (strcmp(f[0], "sentinel") == 0)
         ARENA_PUSH(a, st->sentinels, arena_strdup(a, f[1]));
-    else if (strcmp(f[0], "pch") == 0) {
+    else if (strcmp(f[0], "negate") == 0)
+        ARENA_PUSH(a, st->negates, arena_strdup(a, f[1]));
+    else if (strcmp(f[0], "member") == 0 && n >= 3) {
+        static const char *const kinds[] = { "infinity", "lowest", "max" };
+        size_t k = 0;
+        while (k < 3 && strcmp(f[2], kinds[k]) != 0)
+            k++;
+        if (k == 3)
+            return false;
+        cxx_member m = { arena_strdup(a, f[1]), (cxx_limit_kind)k };
+        ARENA_PUSH(a, st->members, m);
+    } else if (strcmp(f[0], "argword") == 0 && n >= 3) {
+        cxx_argword w = { .word = arena_strdup(a, f[1]) };
+        if (strcmp(f[2], "saturating") == 0) {
+            w.sat = CXS_SAT;
+        } else if (strcmp(f[2], "non-saturating") == 0) {
+            w.sat = CXS_NONSAT;
+        } else {
+            w.is_dtype = true;
+            w.dtype = kvn_dtype_parse(f[2], false);
+            if (w.dtype == KVN_DTYPE_INVALID)
+                return false;
+        }
+        ARENA_PUSH(a, st->argwords, w);
+    } else if (strcmp(f[0], "pch") == 0) {
         cxx_pch_header h = { arena_strdup(a, f[1]), arena_strdup(a, n >= 3 && strcmp(f[2], "-") != 0 ? f[2] : "") };
         ARENA_PUSH(a, st->pch_headers, h);
     }
@@ -183,4 +207,12 @@ bool cxx_is_cache_name(const cxx_state *st, const char *name, size_t n)
         if (pattern_match(st->cache_names.v[i], name, n))
             return true;
     return false;
+}
+
+const cxx_member *cxx_find_member(const cxx_state *st, const char *name)
+{
+    for (size_t i = 0; name && i < st->members.n; i++)
+        if (strcmp(st->members.v[i].name, name) == 0)
+            return &st->members.v[i];
+    return NULL;
 }

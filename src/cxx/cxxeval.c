@@ -250,12 +250,13 @@ static cvals eval_limits(fn_ctx *x, CXCursor call, const char *text)
         r.unknown = true; /* zero for half types, the real limit for float: depends on cache_t */
         return r;
     }
+    const cxx_member *m = cxx_find_member(x->st, name);
     cval c = constant(x, call, 0, false);
     c.v.kind = VK_SENTINEL;
-    if (strcmp(name, "infinity") == 0) {
+    if (m && m->kind == CXL_INFINITY) {
         c.v.lo = c.v.hi = INFINITY;
-    } else if (strcmp(name, "lowest") == 0 || strcmp(name, "max") == 0) {
-        double sign = name[0] == 'l' ? -1 : 1;
+    } else if (m) {
+        double sign = m->kind == CXL_LOWEST ? -1 : 1;
         if (is_float || (te->dt_kind == CXD_FIXED && te->dtype == kvn_dtype_parse("float32", false))) {
             c.v.lo = c.v.hi = sign * (strcmp(T, "double") == 0 ? 1.7976931348623157e308 : 3.4028234663852886e38);
         } else {
@@ -316,18 +317,35 @@ static bool arg_mentions(fn_ctx *x, CXCursor call, const char *word)
     return false;
 }
 
+/* The first argument word of the table a call's arguments spell, of the kind asked; NULL: none. */
+static const cxx_argword *argword_in(fn_ctx *x, CXCursor call, bool is_dtype)
+{
+    for (size_t i = 0; i < x->st->argwords.n; i++)
+        if (x->st->argwords.v[i].is_dtype == is_dtype && arg_mentions(x, call, x->st->argwords.v[i].word))
+            return &x->st->argwords.v[i];
+    return NULL;
+}
+
 static cvals eval_convert(fn_ctx *x, CXCursor call, const cxx_conv *cv, const char *name)
 {
     int n = clang_Cursor_getNumArguments(call);
     cvals in = n > 0 ? eval(x, clang_Cursor_getArgument(call, 0), 1) : (cvals){ .unknown = true };
     kvn_dtype dt = cv->dtype;
     bool fixed = cv->dt_kind == CXD_FIXED;
+    store_conv conv = conv_of(cv->sat);
+    /* Format and saturation given as arguments: unreadable ones (a variable) leave the value unknown. */
+    const cxx_argword *w;
     if (cv->dt_kind == CXD_FP8_ARG) {
+        if (!(w = argword_in(x, call, true)))
+            return (cvals){ .unknown = true };
         fixed = true;
-        dt = arg_mentions(x, call, "E5M2") ? kvn_dtype_parse("fp8_e5m2", false) : kvn_dtype_parse("fp8_e4m3", false);
+        dt = w->dtype;
     }
-    store_conv conv = cv->sat == CXS_SATFINITE_ARG ? (arg_mentions(x, call, "SATFINITE") ? CONV_SATURATING : CONV_NONSATURATING)
-                                                   : conv_of(cv->sat);
+    if (cv->sat == CXS_SATFINITE_ARG) {
+        if (!(w = argword_in(x, call, false)))
+            return (cvals){ .unknown = true };
+        conv = conv_of(w->sat);
+    }
     return converted(in, conv, name, fixed, dt);
 }
 
@@ -402,7 +420,7 @@ static cvals eval_call(fn_ctx *x, CXCursor c, int depth)
     bool is_min = mem_in_array(st->clamp_min.v, st->clamp_min.n, name, strlen(name));
     if (is_min || mem_in_array(st->clamp_max.v, st->clamp_max.n, name, strlen(name)))
         return eval_clamp(x, c, is_min, depth);
-    if ((strcmp(name, "operator-") == 0 || strcmp(name, "__hneg") == 0) && nargs == 1) {
+    if (mem_in_array(st->negates.v, st->negates.n, name, strlen(name)) && nargs == 1) {
         cvals r = negate(eval(x, clang_Cursor_getArgument(c, 0), depth + 1));
         for (size_t i = 0; i < r.n; i++)  /* -CUDART_INF_FP16: made here, with its sign */
             if (!r.v[i].converted) {
@@ -411,7 +429,7 @@ static cvals eval_call(fn_ctx *x, CXCursor c, int depth)
             }
         return r;
     }
-    if (strcmp(name, "infinity") == 0 || strcmp(name, "lowest") == 0 || strcmp(name, "max") == 0) {
+    if (cxx_find_member(st, name)) {
         const char *t = cxx_text(x->tu, c, x->a);
         if (t)
             return eval_limits(x, c, t);

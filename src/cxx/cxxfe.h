@@ -33,6 +33,22 @@ typedef struct cxx_conv {
     cxx_sat sat;
 } cxx_conv;
 
+typedef enum cxx_limit_kind { CXL_INFINITY, CXL_LOWEST, CXL_MAX } cxx_limit_kind;
+
+typedef struct cxx_member {
+    const char *name;          /* numeric_limits<T>::name() */
+    cxx_limit_kind kind;
+} cxx_member;
+
+/* A word in an argument of a conversion that takes its format or saturation as an argument
+ * (__nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3)): it selects a dtype or a saturation. */
+typedef struct cxx_argword {
+    const char *word;
+    bool is_dtype;
+    kvn_dtype dtype;           /* is_dtype */
+    cxx_sat sat;               /* !is_dtype: CXS_SAT or CXS_NONSAT */
+} cxx_argword;
+
 typedef struct cxx_pch_header {
     const char *name;          /* <name> */
     const char *macro;         /* "" or the macro it needs (__x86_64__ for immintrin.h) */
@@ -47,6 +63,9 @@ typedef struct cxx_state {
     ARENA_VEC(cxx_conv) converts;  /* conversion functions */
     ARENA_VEC(cxx_conv) bits;      /* bit-pattern readers (dtype) */
     ARENA_VEC(const char *) clamp_min, clamp_max, limits, sentinels, cache_names;
+    ARENA_VEC(const char *) negates;   /* functions returning their argument negated (__hneg) */
+    ARENA_VEC(cxx_member) members;     /* numeric_limits members */
+    ARENA_VEC(cxx_argword) argwords;
     ARENA_VEC(cxx_pch_header) pch_headers;  /* the system headers precompiled once per run */
     double budget_seconds;     /* analysis per translation unit (wall clock, after the parse) */
     size_t budget_bytes;       /* libclang memory per translation unit */
@@ -57,6 +76,7 @@ cxx_state *cxx_state_load(const char *datadir, diag_list *diags);
 void cxx_state_free(cxx_state *st);
 const cxx_conv *cxx_find(const cxx_conv *v, size_t n, const char *name);
 bool cxx_is_cache_name(const cxx_state *st, const char *name, size_t n);
+const cxx_member *cxx_find_member(const cxx_state *st, const char *name);
 
 /* ---- precompiled headers (cxxpch.c) ---- */
 

@@ -74,6 +74,8 @@ expect_query "logits and LSE buffers stay silent" logits "(len(d['stores']), len
 expect_query "__NV_SATFINITE saturates, __NV_NOSAT does not" fp8_satfinite \
     "sorted((x['rule'], x['line'], x['dtype']) for x in d['findings'] if x['severity'] == 'error')" \
     "[('KV001', 8, 'fp8_e4m3'), ('KV001', 9, 'fp8_e5m2')]"
+expect_query "an unreadable saturation or format argument is unknown, not guessed" fp8_satfinite \
+    "[s['line'] for s in d['stores'] if s['line'] > 10]" "[]"
 expect_query "nvcc database: -D and -I are honoured" nvcc_db "[(x['rule'], x['path'], x['line']) for x in d['findings']]" \
     "[('KV001', 'csrc/include/masks.h', 5)]"
 expect_query "cache_t from launches, a dispatch macro and explicit instantiations" dispatch \

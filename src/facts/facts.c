@@ -35,106 +35,37 @@ bool kv_loc_same(const kv_loc *a, const kv_loc *b)
            (a->path == b->path || (a->path && b->path && strcmp(a->path, b->path) == 0));
 }
 
-const char *value_kind_name(value_kind k)
-{
-    switch (k) {
-    case VK_UNKNOWN: return "unknown";
-    case VK_SENTINEL: return "sentinel";
-    case VK_INTEGER: return "integer";
-    case VK_FLOAT: return "float";
+/* The *_name() functions, from the lists in facts.h; the name after the switch is for a value
+ * outside the enum (never made by kvlint itself). */
+#define KV_NAME_FN(fn, type, list, fallback) \
+    const char *fn(type x)                   \
+    {                                        \
+        switch (x) {                         \
+            list(KV_ENUM_NAME_CASE)          \
+        }                                    \
+        return fallback;                     \
     }
-    return "unknown";
-}
 
-const char *sink_family_name(sink_family f)
-{
-    switch (f) {
-    case SINK_ATTENTION_LAYER: return "attention-layer";
-    case SINK_CACHE_OP: return "cache-op";
-    case SINK_CACHE_UPDATE: return "cache-update";
-    case SINK_DIRECT: return "direct";
-    case SINK_USER: return "user";
-    }
-    return "direct";
-}
+KV_NAME_FN(value_kind_name, value_kind, KV_VALUE_KINDS, "unknown")
+KV_NAME_FN(sink_family_name, sink_family, KV_SINK_FAMILIES, "direct")
+KV_NAME_FN(store_conv_name, store_conv, KV_STORE_CONVS, "?")
+KV_NAME_FN(operand_name, kv_operand, KV_OPERANDS, "kv")
+KV_NAME_FN(construction_kind_name, construction_kind, KV_CONSTRUCTION_KINDS, "tensor-new")
+KV_NAME_FN(arith_kind_name, arith_kind, KV_ARITH_KINDS, "sentinel-plus")
+KV_NAME_FN(decl_key_name, decl_key, KV_DECL_KEYS, "kv_cache_dtype")
+KV_NAME_FN(dref_kind_name, dref_kind, KV_DREF_KINDS, "unknown")
+KV_NAME_FN(value_sym_name, value_sym, KV_VALUE_SYMS, NULL)
 
-const char *store_conv_name(store_conv c)
+bool sink_family_parse(const char *name, sink_family *out)
 {
-    switch (c) {
-    case CONV_ENGINE: return "engine";
-    case CONV_NONSATURATING: return "non-saturating";
-    case CONV_SATURATING: return "saturating";
+#define KV_SINK_FAMILY_PARSE(e, n) \
+    if (strcmp(name, n) == 0) {    \
+        *out = e;                  \
+        return true;               \
     }
-    return "?";
-}
-
-const char *operand_name(kv_operand o)
-{
-    switch (o) {
-    case OPERAND_KEY: return "key";
-    case OPERAND_VALUE: return "value";
-    case OPERAND_KV: return "kv";
-    }
-    return "kv";
-}
-
-const char *construction_kind_name(construction_kind k)
-{
-    switch (k) {
-    case CONS_SCALAR_FILL: return "scalar-fill";
-    case CONS_TENSOR_CAST: return "tensor-cast";
-    case CONS_TENSOR_NEW: return "tensor-new";
-    }
-    return "tensor-new";
-}
-
-const char *arith_kind_name(arith_kind k)
-{
-    switch (k) {
-    case ARITH_SENTINEL_PLUS: return "sentinel-plus";
-    case ARITH_SENTINEL_SUM: return "sentinel-sum";
-    case ARITH_ZERO_TIMES_INF: return "zero-times-inf";
-    }
-    return "sentinel-plus";
-}
-
-const char *decl_key_name(decl_key k)
-{
-    switch (k) {
-    case DECL_KV_CACHE_DTYPE: return "kv_cache_dtype";
-    case DECL_MODEL_DTYPE: return "model_dtype";
-    case DECL_KV_SCALES: return "kv_scales";
-    case DECL_ID_RANGE: return "id_range";
-    case DECL_SKIP_LAYERS: return "skip_layers";
-    case DECL_KV_SCHEME: return "kv_scheme";
-    case DECL_PLATFORM: return "platform";
-    case DECL_CKPT_FIELD: return "checkpoint_field";
-    }
-    return "kv_cache_dtype";
-}
-
-const char *dref_kind_name(dref_kind k)
-{
-    switch (k) {
-    case DREF_NONE: return "none";
-    case DREF_CONCRETE: return "concrete";
-    case DREF_MODEL: return "model";
-    case DREF_KV: return "kv";
-    case DREF_UNKNOWN: return "unknown";
-    }
-    return "unknown";
-}
-
-const char *value_sym_name(value_sym s)
-{
-    switch (s) {
-    case SYM_NONE: return NULL;
-    case SYM_FINFO_MIN: return "finfo.min";
-    case SYM_FINFO_MAX: return "finfo.max";
-    case SYM_FINFO_EPS: return "finfo.eps";
-    case SYM_FINFO_TINY: return "finfo.tiny";
-    }
-    return NULL;
+    KV_SINK_FAMILIES(KV_SINK_FAMILY_PARSE)
+#undef KV_SINK_FAMILY_PARSE
+    return false;
 }
 
 kvn_dtype dtype_ref_resolve(const dtype_ref *r, kvn_dtype model, kvn_dtype kv)

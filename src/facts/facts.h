@@ -31,14 +31,21 @@ typedef struct kv_loc {
 
 /* ---- dtype references as code writes them ---- */
 
-typedef enum dref_kind {
-    DREF_NONE,      /* no dtype given (e.g. torch.full without dtype=: float32 default) */
-    DREF_CONCRETE,  /* torch.float16, "bfloat16", torch.float8_e4m3fn: .dtype is set */
-    DREF_MODEL,     /* the model dtype, declared at deploy time: self.dtype, x.dtype, model_config.dtype,
-                       torch.get_default_dtype(), .half()/.to(dtype) on a model-dtype variable */
-    DREF_KV,        /* the KV-cache dtype: kv_cache.dtype, self.kv_cache_dtype */
-    DREF_UNKNOWN    /* some other dtype expression */
-} dref_kind;
+/* Each enum of the facts is written once, as a list X(member, "name in facts JSON"): the enum
+ * and its *_name() function (facts.c) are generated from it, so a new member has its name. */
+#define KV_ENUM_MEMBER(e, name) e,
+#define KV_ENUM_NAME_CASE(e, name) case e: return name;
+
+#define KV_DREF_KINDS(X)                                                                            \
+    X(DREF_NONE, "none")         /* no dtype given (torch.full without dtype=: float32 default) */  \
+    X(DREF_CONCRETE, "concrete") /* torch.float16, "bfloat16", torch.float8_e4m3fn: .dtype is set */ \
+    X(DREF_MODEL, "model")       /* the model dtype, declared at deploy time: self.dtype, x.dtype,    \
+                                    model_config.dtype, torch.get_default_dtype(), .half()/.to(dtype) \
+                                    on a model-dtype variable */                                      \
+    X(DREF_KV, "kv")             /* the KV-cache dtype: kv_cache.dtype, self.kv_cache_dtype */        \
+    X(DREF_UNKNOWN, "unknown")   /* some other dtype expression */
+
+typedef enum dref_kind { KV_DREF_KINDS(KV_ENUM_MEMBER) } dref_kind;
 
 typedef struct dtype_ref {
     dref_kind kind;
@@ -52,20 +59,24 @@ typedef struct dtype_ref {
 /* A literal of at least this magnitude is a sentinel (VK_SENTINEL), below it an ordinary float. */
 #define KV_SENTINEL_MAGNITUDE 1e4
 
-typedef enum value_kind {
-    VK_UNKNOWN,   /* activations, buffers: never a finding on their own */
-    VK_SENTINEL,  /* a special value used as a tool: -1e9, -10000.0, +-inf, finfo(D).min/max */
-    VK_INTEGER,   /* an integer carried in a tensor: ids, positions, counts (range below) */
-    VK_FLOAT      /* an ordinary known float constant or interval (e.g. codeword keys +-3.5) */
-} value_kind;
+#define KV_VALUE_KINDS(X)                                                                       \
+    X(VK_UNKNOWN, "unknown")   /* activations, buffers: never a finding on their own */          \
+    X(VK_SENTINEL, "sentinel") /* a special value used as a tool: -1e9, -10000.0, +-inf,          \
+                                  finfo(D).min/max */                                             \
+    X(VK_INTEGER, "integer")   /* an integer carried in a tensor: ids, positions, counts (range   \
+                                  below) */                                                       \
+    X(VK_FLOAT, "float")       /* an ordinary known float constant or interval (codeword keys +-3.5) */
 
-typedef enum value_sym {
-    SYM_NONE,
-    SYM_FINFO_MIN,  /* torch.finfo(D).min, D symbolic or concrete */
-    SYM_FINFO_MAX,
-    SYM_FINFO_EPS,
-    SYM_FINFO_TINY
-} value_sym;
+typedef enum value_kind { KV_VALUE_KINDS(KV_ENUM_MEMBER) } value_kind;
+
+#define KV_VALUE_SYMS(X)                                                                   \
+    X(SYM_NONE, NULL)                                                                      \
+    X(SYM_FINFO_MIN, "finfo.min") /* torch.finfo(D).min, D symbolic or concrete */         \
+    X(SYM_FINFO_MAX, "finfo.max")                                                          \
+    X(SYM_FINFO_EPS, "finfo.eps")                                                          \
+    X(SYM_FINFO_TINY, "finfo.tiny")
+
+typedef enum value_sym { KV_VALUE_SYMS(KV_ENUM_MEMBER) } value_sym;
 
 typedef struct kv_step {
     kv_loc loc;
@@ -129,24 +140,32 @@ typedef struct kv_value {
 
 /* ---- facts ---- */
 
-typedef enum sink_family {
-    SINK_ATTENTION_LAYER,  /* vLLM Attention/MLAAttention, SGLang RadixAttention call */
-    SINK_CACHE_OP,         /* reshape_and_cache(_flash), concat_and_cache_mla, set_kv_buffer, ... */
-    SINK_CACHE_UPDATE,     /* transformers past_key_values.update / Cache.update */
-    SINK_DIRECT,           /* kv_cache[...] = x, key_cache.copy_(x), ... */
-    SINK_USER              /* an extra sink from .kvlint.yaml */
-} sink_family;
+#define KV_SINK_FAMILIES(X)                                                                         \
+    X(SINK_ATTENTION_LAYER, "attention-layer") /* vLLM Attention/MLAAttention, SGLang RadixAttention */ \
+    X(SINK_CACHE_OP, "cache-op")         /* reshape_and_cache(_flash), concat_and_cache_mla, set_kv_buffer */ \
+    X(SINK_CACHE_UPDATE, "cache-update") /* transformers past_key_values.update / Cache.update */     \
+    X(SINK_DIRECT, "direct")             /* kv_cache[...] = x, key_cache.copy_(x), ... */             \
+    X(SINK_USER, "user")                 /* an extra sink from .kvlint.yaml */
 
-typedef enum kv_operand { OPERAND_KEY, OPERAND_VALUE, OPERAND_KV } kv_operand;
+typedef enum sink_family { KV_SINK_FAMILIES(KV_ENUM_MEMBER) } sink_family;
+/* The family called name, if one is. */
+bool sink_family_parse(const char *name, sink_family *out);
+
+#define KV_OPERANDS(X) X(OPERAND_KEY, "key") X(OPERAND_VALUE, "value") X(OPERAND_KV, "kv")
+
+typedef enum kv_operand { KV_OPERANDS(KV_ENUM_MEMBER) } kv_operand;
 
 /* How the stored value becomes cache bytes. Python stores leave it to the engine's writers
  * (check/paths.c); a C++/CUDA store converts in the code itself and says how. */
-typedef enum store_conv {
-    CONV_ENGINE,         /* the engine's conversion paths */
-    CONV_NONSATURATING,  /* IEEE-style: out of range -> +-inf, NaN in formats without inf
-                            (assignment, static_cast<cache_t>, __float2half, __float2bfloat16) */
-    CONV_SATURATING      /* clamps to +-max (__NV_SATFINITE, fp8::scaled_convert, __nv_fp8_e4m3(float)) */
-} store_conv;
+#define KV_STORE_CONVS(X)                                                                            \
+    X(CONV_ENGINE, "engine")                 /* the engine's conversion paths */                     \
+    X(CONV_NONSATURATING, "non-saturating")  /* IEEE-style: out of range -> +-inf, NaN in formats     \
+                                                without inf (assignment, static_cast<cache_t>,        \
+                                                __float2half, __float2bfloat16) */                    \
+    X(CONV_SATURATING, "saturating")         /* clamps to +-max (__NV_SATFINITE, fp8::scaled_convert, \
+                                                __nv_fp8_e4m3(float)) */
+
+typedef enum store_conv { KV_STORE_CONVS(KV_ENUM_MEMBER) } store_conv;
 
 typedef struct store_fact {
     kv_loc loc;               /* the sink call or subscript store */
@@ -164,11 +183,14 @@ typedef struct store_fact {
                                  anything else: the deployment's KV-cache dtype */
 } store_fact;
 
-typedef enum construction_kind {
-    CONS_SCALAR_FILL,  /* torch.full/full_like/new_full/fill_/masked_fill(_): eager fp16 raises */
-    CONS_TENSOR_CAST,  /* .to(D)/.half()/.bfloat16()/type_as of a tensor holding the value: inf */
-    CONS_TENSOR_NEW,   /* torch.tensor(v, dtype=D), torch.where(c, v, x) producing dtype D */
-} construction_kind;
+#define KV_CONSTRUCTION_KINDS(X)                                                                     \
+    X(CONS_SCALAR_FILL, "scalar-fill") /* torch.full/full_like/new_full/fill_/masked_fill(_): eager   \
+                                          fp16 raises */                                              \
+    X(CONS_TENSOR_CAST, "tensor-cast") /* .to(D)/.half()/.bfloat16()/type_as of a tensor holding the   \
+                                          value: inf */                                               \
+    X(CONS_TENSOR_NEW, "tensor-new")   /* torch.tensor(v, dtype=D), torch.where(c, v, x) in dtype D */
+
+typedef enum construction_kind { KV_CONSTRUCTION_KINDS(KV_ENUM_MEMBER) } construction_kind;
 
 typedef struct construction_fact {
     kv_loc loc;               /* the call */
@@ -186,11 +208,12 @@ typedef struct intcast_fact {
     dtype_ref dtype;          /* target float dtype */
 } intcast_fact;
 
-typedef enum arith_kind {
-    ARITH_SENTINEL_PLUS,   /* finfo(D).min + x (or -1e9 + x) computed in D */
-    ARITH_SENTINEL_SUM,    /* two sentinel planes added */
-    ARITH_ZERO_TIMES_INF   /* (1 - mask) * float("-inf"), 0 * inf shapes */
-} arith_kind;
+#define KV_ARITH_KINDS(X)                                                                  \
+    X(ARITH_SENTINEL_PLUS, "sentinel-plus")   /* finfo(D).min + x (or -1e9 + x) computed in D */ \
+    X(ARITH_SENTINEL_SUM, "sentinel-sum")     /* two sentinel planes added */                    \
+    X(ARITH_ZERO_TIMES_INF, "zero-times-inf") /* (1 - mask) * float("-inf"), 0 * inf shapes */
+
+typedef enum arith_kind { KV_ARITH_KINDS(KV_ENUM_MEMBER) } arith_kind;
 
 typedef struct arith_fact {
     kv_loc loc;
@@ -201,16 +224,19 @@ typedef struct arith_fact {
     dtype_ref dtype;       /* dtype the arithmetic runs in */
 } arith_fact;
 
-typedef enum decl_key {
-    DECL_KV_CACHE_DTYPE,
-    DECL_MODEL_DTYPE,
-    DECL_KV_SCALES,        /* --calculate-kv-scales: number 1/0 */
-    DECL_ID_RANGE,         /* range_name = number (max id / length) */
-    DECL_SKIP_LAYERS,      /* --kv-cache-dtype-skip-layers: raw list */
-    DECL_KV_SCHEME,        /* checkpoint KV quantisation scheme (quantization_config / hf_quant_config) */
-    DECL_PLATFORM,         /* "rocm" / "cuda" */
-    DECL_CKPT_FIELD        /* a numeric checkpoint config.json field: range_name = number */
-} decl_key;
+#define KV_DECL_KEYS(X)                                                                               \
+    X(DECL_KV_CACHE_DTYPE, "kv_cache_dtype")                                                          \
+    X(DECL_MODEL_DTYPE, "model_dtype")                                                                \
+    X(DECL_KV_SCALES, "kv_scales")           /* --calculate-kv-scales: number 1/0 */                  \
+    X(DECL_ID_RANGE, "id_range")             /* range_name = number (max id / length) */              \
+    X(DECL_SKIP_LAYERS, "skip_layers")       /* --kv-cache-dtype-skip-layers: raw list */             \
+    X(DECL_KV_SCHEME, "kv_scheme")           /* checkpoint KV quantisation scheme (quantization_config \
+                                                / hf_quant_config) */                                 \
+    X(DECL_PLATFORM, "platform")             /* "rocm" / "cuda" */                                    \
+    X(DECL_CKPT_FIELD, "checkpoint_field")   /* a numeric checkpoint config.json field: range_name =  \
+                                                number */
+
+typedef enum decl_key { KV_DECL_KEYS(KV_ENUM_MEMBER) } decl_key;
 
 typedef struct dtype_decl {
     decl_key key;

@@ -41,18 +41,11 @@ static void bad_line(const line_ctx *c, const char *what, const char *text)
              text ? " '" : "", text ? text : "", text ? "'" : "");
 }
 
+/* A sink line's family: one of the facts' names, but not direct (cache lines say that) or user
+ * (.kvlint.yaml's). */
 static bool parse_family(const char *s, sink_family *out)
 {
-    static const struct { const char *name; sink_family f; } t[] = {
-        { "attention-layer", SINK_ATTENTION_LAYER }, { "cache-op", SINK_CACHE_OP },
-        { "cache-update", SINK_CACHE_UPDATE },
-    };
-    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-        if (strcmp(s, t[i].name) == 0) {
-            *out = t[i].f;
-            return true;
-        }
-    return false;
+    return sink_family_parse(s, out) && *out != SINK_DIRECT && *out != SINK_USER;
 }
 
 static bool parse_receiver(const char *s, py_receiver *out)

@@ -22,7 +22,8 @@
 
 static const char usage[] =
     "usage: kvlint cast --dtype D [--path P | --overflow saturate|nonsaturate|truncate]\n"
-    "                   [--scale S] [--rocm] [--format text|json] [--] VALUE...\n"
+    "                   [--scale S | --calculate-kv-scales key|value] [--rocm]\n"
+    "                   [--format text|json] [--] VALUE...\n"
     "\n"
     "Print what each VALUE reads back as after it is stored as dtype D, and how it changed\n"
     "(exact, rounded, saturated, overflow-inf, overflow-nan, underflow-zero, crushed).\n"
@@ -39,11 +40,15 @@ static const char usage[] =
     "                          saturate (CUDA __NV_SATFINITE: clamp to +-max) or truncate (vLLM's\n"
     "                          CPU fp8 writer: clamp, round toward zero)\n"
     "      --scale S           per-tensor scale (k_scale) for scaled fp8, int8 and nvfp4; default 1\n"
+    "      --calculate-kv-scales O  scaled fp8: the scale is vLLM's dynamic one, computed from the\n"
+    "                          VALUEs as one tensor of keys (absmax / 200) or values (absmax / 100)\n"
+    "  (with a shared scale: per-tensor, per-token-head, --calculate-kv-scales, the output also gives\n"
+    "   the scale and the largest magnitude that reads back 0 next to the largest VALUE)\n"
     "      --rocm              read fp8 / fp8_e4m3 as ROCm builds do (fp8_e4m3fnuz)\n"
     "      --format F          text (default) or json\n"
     "  -h, --help              this help\n";
 
-enum { OPT_DTYPE = 256, OPT_OVERFLOW, OPT_SCALE, OPT_FORMAT, OPT_ROCM, OPT_PATH };
+enum { OPT_DTYPE = 256, OPT_OVERFLOW, OPT_SCALE, OPT_FORMAT, OPT_ROCM, OPT_PATH, OPT_DYNAMIC };
 
 static const struct option longopts[] = {
     { "dtype", required_argument, NULL, OPT_DTYPE },
@@ -52,6 +57,7 @@ static const struct option longopts[] = {
     { "format", required_argument, NULL, OPT_FORMAT },
     { "rocm", no_argument, NULL, OPT_ROCM },
     { "path", required_argument, NULL, OPT_PATH },
+    { "calculate-kv-scales", required_argument, NULL, OPT_DYNAMIC },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -62,6 +68,7 @@ typedef struct cast_args {
     double scale;
     bool scale_given, rocm, json, mode_given, path_given;
     kvn_path path;
+    double dynamic_div;     /* --calculate-kv-scales: 200 (key) or 100 (value), else 0 */
     char **values;
     size_t nvalues;
 } cast_args;
@@ -142,6 +149,14 @@ static int parse_args(int argc, char **argv, cast_args *a)
                 status = usage_error("cast", "--overflow must be saturate, nonsaturate or truncate, not '%s'", optarg);
             a->mode_given = true;
             break;
+        case OPT_DYNAMIC:
+            if (strcmp(optarg, "key") == 0 || strcmp(optarg, "k") == 0)
+                a->dynamic_div = 200;
+            else if (strcmp(optarg, "value") == 0 || strcmp(optarg, "v") == 0)
+                a->dynamic_div = 100;
+            else
+                status = usage_error("cast", "--calculate-kv-scales must be key or value, not '%s'", optarg);
+            break;
         case OPT_PATH:
             if (!kvn_path_parse(optarg, &a->path))
                 status = usage_error("cast", "--path must be one of %s, not '%s'", kvn_path_names(), optarg);
@@ -197,6 +212,10 @@ static kvn_dtype resolve_dtype(const cast_args *a, int *status)
                               "(resolved by 'kvlint check'); name a concrete dtype");
     else if (a->scale_given && !kvn_dtype_takes_scale(d))
         *status = usage_error("cast", "--scale does not apply to %s (it takes no per-tensor scale)", info->name);
+    else if (a->dynamic_div > 0 && a->scale_given)
+        *status = usage_error("cast", "--scale and --calculate-kv-scales exclude each other");
+    else if (a->dynamic_div > 0 && !(info->kind == KVN_KIND_SCALED))
+        *status = usage_error("cast", "--calculate-kv-scales applies to the scaled fp8 dtypes, not %s", info->name);
     return d;
 }
 
@@ -205,7 +224,32 @@ static const char *mode_name(kvn_overflow m)
     return m == KVN_SATURATE ? "saturate" : m == KVN_TRUNCATE ? "truncate" : "nonsaturate";
 }
 
-static void print_json(const kvn_dtype_info *info, const cast_args *a, const kvn_result *res)
+/* The shared scale of a row (--calculate-kv-scales, per-token-head) and its flush threshold. */
+typedef struct shared_scale {
+    bool have;
+    double scale, flush;    /* flush: the largest magnitude that reads back 0 (NaN: not computable) */
+    const char *how;        /* "absmax / 200", "per-token-head" */
+} shared_scale;
+
+static shared_scale shared_of(kvn_dtype d, const cast_args *a, const double *in, const kvn_params *p)
+{
+    shared_scale s = { false, NAN, NAN, NULL };
+    const kvn_dtype_info *info = kvn_dtype_get(d);
+    if (!(a->dynamic_div > 0) && info->kind != KVN_KIND_DYNAMIC)
+        return s;
+    double big = 0;
+    for (size_t i = 0; i < a->nvalues; i++)
+        if (isfinite(in[i]) && fabs(in[i]) > fabs(big))
+            big = in[i];
+    s.have = true;
+    s.scale = kvn_row_scale(d, in, a->nvalues, p);
+    s.flush = big != 0 ? kvn_flush_up_to(d, big, p) : NAN;
+    s.how = a->dynamic_div == 200 ? "absmax / 200 (--calculate-kv-scales, keys)"
+            : a->dynamic_div == 100 ? "absmax / 100 (--calculate-kv-scales, values)" : "per-token-head absmax";
+    return s;
+}
+
+static void print_json(const kvn_dtype_info *info, const cast_args *a, const kvn_result *res, const shared_scale *sh)
 {
     strbuf out = STRBUF_INIT;
     json_writer w;
@@ -215,6 +259,11 @@ static void print_json(const kvn_dtype_info *info, const cast_args *a, const kvn
     if (a->path_given)
         json_kv_string(&w, "path", kvn_path_get(a->path)->name);
     json_kv_string(&w, "overflow", mode_name(a->mode));
+    if (sh->have) {
+        json_kv_number(&w, "scale", sh->scale);
+        json_kv_string(&w, "scale_from", sh->how);
+        json_kv_number(&w, "zero_up_to", sh->flush);
+    }
     json_key(&w, "results");
     json_array_begin(&w);
     for (size_t i = 0; i < a->nvalues; i++) {
@@ -230,13 +279,19 @@ static void print_json(const kvn_dtype_info *info, const cast_args *a, const kvn
     sb_release(&out);
 }
 
-static void print_text(const kvn_dtype_info *info, const cast_args *a, const kvn_result *res)
+static void print_text(const kvn_dtype_info *info, const cast_args *a, const kvn_result *res, const shared_scale *sh)
 {
     if (a->path_given)
         printf("dtype %s, path %s (%s), overflow %s\n", info->name, kvn_path_get(a->path)->name,
                kvn_path_get(a->path)->label, mode_name(a->mode));
     else
         printf("dtype %s, overflow %s\n", info->name, mode_name(a->mode));
+    if (sh->have) {
+        char s[40], f[40];
+        fmt_number(s, sizeof s, sh->scale, NUMFMT_DATA);
+        fmt_number(f, sizeof f, sh->flush, NUMFMT_DATA);
+        printf("scale %s (%s); values up to %s in magnitude read back 0\n", s, sh->how, f);
+    }
     printf("%-24s %-24s %s\n", "input", "stored", "class");
     for (size_t i = 0; i < a->nvalues; i++) {
         char num[40];
@@ -261,12 +316,13 @@ static int run_cast(cast_args *a)
         if (!kvn_parse_number(a->values[i], &in[i], NULL))
             status = usage_error("cast", "'%s' is not a number", a->values[i]);
     if (status < 0) {
-        kvn_params p = { a->mode, a->scale_given ? a->scale : 0 };
+        kvn_params p = { a->mode, a->scale_given ? a->scale : 0, a->dynamic_div };
         kvn_store_row(d, in, a->nvalues, &p, res);
+        shared_scale sh = shared_of(d, a, in, &p);
         if (a->json)
-            print_json(kvn_dtype_get(d), a, res);
+            print_json(kvn_dtype_get(d), a, res, &sh);
         else
-            print_text(kvn_dtype_get(d), a, res);
+            print_text(kvn_dtype_get(d), a, res, &sh);
         status = EXIT_CLEAN;
     }
     free(in);

@@ -29,6 +29,10 @@ kvn_result kvn__cast_truncate(kvn_fmt f, double x);
 /* The binary32 value vLLM's CPU writer quantizes: f32(f32(x) * f32(1 / s)). */
 double kvn__cpu_scaled(double x, double s);
 
+/* binary32(absmax(in) / div), vLLM's --calculate-kv-scales scale; 1 when the row's absmax is 0
+ * (dynamic.c). */
+double kvn__dynamic_scale(const double *in, size_t n, double div);
+
 /* How kvn_store_row computes a dtype: one entry per modelled recipe. */
 typedef enum kvn_model {
     KVN_M_ELEMENT,       /* kvn_cast per value, no scale */

@@ -5,6 +5,7 @@ src_libkvnumerics_a_SOURCES += \
 	src/numerics/dtype.c \
 	src/numerics/store.c \
 	src/numerics/path.c \
+	src/numerics/dynamic.c \
 	src/numerics/number.c
 src_libkvlint_a_SOURCES += src/cli/cmd_cast.c src/cli/cmd_dtypes.c
 

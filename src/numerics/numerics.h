@@ -183,6 +183,9 @@ typedef struct kvn_params {
     kvn_overflow mode;
     double scale;     /* per-tensor scale (k_scale), rounded to binary32 as engines store it; 0 (or
                        * anything not a positive finite binary32) means 1. See kvn_dtype_takes_scale. */
+    double dynamic_div; /* vLLM --calculate-kv-scales for the scaled fp8 dtypes: the scale is computed
+                       * from the row, binary32(absmax / dynamic_div) (K_SCALE_CONSTANT 200 for keys,
+                       * V_SCALE_CONSTANT 100 for values), replacing `scale`; 0: a static scale */
 } kvn_params;
 
 /* Store a row of n values as dtype d: element dtypes cast each value; block dtypes cut the row
@@ -190,6 +193,18 @@ typedef struct kvn_params {
  * and multiply back; dynamic dtypes compute the scale from the row's absmax. out[i].stored is what
  * reading the cache back gives. Returns false for AUTO/UNMODELLED dtypes (out untouched). */
 bool kvn_store_row(kvn_dtype d, const double *in, size_t n, const kvn_params *p, kvn_result *out);
+
+/* ---- shared scales (dynamic.c) ---- */
+
+/* The scale a row forces when it is stored as d: the per-tensor scale (static, or computed by
+ * --calculate-kv-scales from the row's absmax), or the per-token-head scale. NaN for dtypes without
+ * one shared scale per row (element and block dtypes: blocks have one each). */
+double kvn_row_scale(kvn_dtype d, const double *in, size_t n, const kvn_params *p);
+/* The flush threshold: the largest magnitude that reads back 0 when it is stored next to `big` (in
+ * the same row, block or tensor); every larger one reads back nonzero. 0 when nothing is flushed,
+ * NaN when d is not modelled or big itself does not read back finite and nonzero. Exact (a search
+ * over the binary64 values, assuming storage is monotone in the magnitude). */
+double kvn_flush_up_to(kvn_dtype d, double big, const kvn_params *p);
 
 /* Parse a number as Python or a C float literal would (decimal, hex float, inf, nan, with an
  * optional f/F suffix meaning binary32). Returns false if s is not a number. */

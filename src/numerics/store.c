@@ -17,6 +17,9 @@
  * write implementation-defined bits there); a block holding inf or NaN whose recipe cannot form a
  * scale reads back NaN throughout.
  *
+ * --calculate-kv-scales (kvn_params.dynamic_div) computes the per-tensor scale from the row itself
+ * (dynamic.c); a value it rounds to 0 is `crushed` (alone it would set a scale that keeps it).
+ *
  * Deliberately not here: names (dtype.c), element rounding (fmt.c). No allocation.
  */
 #include <math.h>
@@ -336,7 +339,14 @@ bool kvn_store_row(kvn_dtype d, const double *in, size_t n, const kvn_params *p,
         store_element(info->elem, in, n, mode_of(p), out);
         break;
     case KVN_M_SCALED:
-        store_scaled(info->elem, in, n, scale_of(p), mode_of(p), out);
+        if (p && p->dynamic_div > 0) { /* every nonzero value alone would set its own scale: never 0 */
+            store_scaled(info->elem, in, n, kvn__dynamic_scale(in, n, p->dynamic_div), mode_of(p), out);
+            for (size_t i = 0; i < n; i++)
+                if (out[i].outcome == KVN_UNDERFLOW_ZERO)
+                    out[i].outcome = KVN_CRUSHED;
+        } else {
+            store_scaled(info->elem, in, n, scale_of(p), mode_of(p), out);
+        }
         break;
     case KVN_M_INT8:
         store_int8(in, n, scale_of(p), out);

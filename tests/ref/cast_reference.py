@@ -128,9 +128,11 @@ def block_values(rng, size, nblocks):
     return row
 
 
-def run_cast(kvlint, dtype, mode, values, scale=None, path=None):
+def run_cast(kvlint, dtype, mode, values, scale=None, path=None, dynamic=None):
     cmd = [kvlint, "cast", "--dtype", dtype, "--format", "json"]
     cmd += ["--path", path] if path else ["--overflow", mode]
+    if dynamic:
+        cmd += ["--calculate-kv-scales", dynamic]
     if scale:
         cmd += ["--scale", scale]
     proc = subprocess.run(cmd + ["--"] + values, capture_output=True, text=True)
@@ -164,11 +166,29 @@ class Checker:
     def compare(self, kvlint, dtype, mode, values, scale=None, expect_name=None):
         self.check(run_cast(kvlint, dtype, mode, values, scale), dtype, mode, values, scale, expect_name)
 
-    def check(self, doc, dtype, mode, values, scale, expect_name):
+    def compare_dynamic(self, kvlint, dtype, mode, values, operand):
+        """--calculate-kv-scales: the row's own scale (absmax / 200 or / 100), and the flush
+        threshold kvlint prints against the formula: half the smallest subnormal times the scale
+        (that tie rounds to the even code, 0)."""
+        div = 200 if operand == "key" else 100
+        doc = run_cast(kvlint, dtype, mode, values, dynamic=operand)
+        self.check(doc, dtype, mode, values, None, None, div)
+        xs = [ref.parse_literal(v) for v in values]
+        s = ref.dynamic_scale(xs, div)
+        if ref.is_num(s) and mode != "truncate":
+            self.compared += 2
+            half_sub = ref.FORMATS[dtype].table()[1] / 2
+            if not ref.stored_matches(s, doc.get("scale")):
+                self.mismatches.append("%s dynamic %s: scale %s, reference %s" % (dtype, operand, doc.get("scale"), float(s)))
+            if not ref.stored_matches(s * half_sub, doc.get("zero_up_to")):
+                self.mismatches.append("%s dynamic %s: zero_up_to %s, reference %s" % (
+                    dtype, operand, doc.get("zero_up_to"), float(s * half_sub)))
+
+    def check(self, doc, dtype, mode, values, scale, expect_name, dynamic=None):
         if doc["dtype"] != (expect_name or dtype) or doc["overflow"] != mode:
             self.mismatches.append("%s: header %s/%s" % (dtype, doc["dtype"], doc["overflow"]))
         xs = [ref.parse_literal(v) for v in values]
-        want = ref.store_row(expect_name or dtype, xs, mode, scale)
+        want = ref.store_row(expect_name or dtype, xs, mode, scale, dynamic)
         got = doc["results"]
         if len(got) != len(values):
             self.mismatches.append("%s: %d results for %d values" % (dtype, len(got), len(values)))
@@ -202,6 +222,13 @@ def main():
         for scale in (None, "0.0123", "1e7"):
             for mode in ("nonsaturate", "saturate", "truncate") if dtype != "int8" else ("nonsaturate",):
                 chk.compare(args.kvlint, dtype, mode, block_values(rng, 16, 40), scale)
+    # --calculate-kv-scales: the scale follows the row's absmax (a mask in the row sets it)
+    for dtype in ("fp8_e4m3", "fp8_e5m2", "fp8_e4m3fnuz"):
+        for operand in ("key", "value"):
+            for mode in ("nonsaturate", "saturate", "truncate"):
+                for _ in range(3):
+                    row = [v for v in block_values(rng, 16, 6) if v not in ("inf", "-inf", "nan")]
+                    chk.compare_dynamic(args.kvlint, dtype, mode, row, operand)
     for dtype in ("int8_per_token_head", "fp8_per_token_head"):
         for _ in range(10):
             row = block_values(rng, rng.choice([8, 16, 64, 128]), 1)

@@ -319,8 +319,20 @@ def scale_of(scale):
     return s
 
 
-def row_scaled(elem, xs, scale, mode):
-    s = scale_of(scale)
+def dynamic_scale(xs, div):
+    """vLLM --calculate-kv-scales: binary32(binary32(absmax) / div); 1 for an all-zero row."""
+    amax = absmax(xs)
+    if amax == float("inf"):
+        return INF
+    if amax == 0:
+        return Fraction(1)
+    return to_f32(to_f32(amax) / div)
+
+
+def row_scaled(elem, xs, scale, mode, dynamic=None):
+    s = scale_of(scale) if not dynamic else dynamic_scale(xs, dynamic)
+    if s == INF:  # an infinite tensor absmax: every value reads back NaN (x / inf * inf)
+        return [(NAN, "exact" if x == NAN else "overflow-nan") for x in xs]
     out = []
     for x in xs:
         q = x if not is_num(x) else x / s
@@ -336,7 +348,10 @@ def row_scaled(elem, xs, scale, mode):
         stored = r if not is_num(r) and r != "-0" else mul(r, s)
         if r in (INF, NINF, NAN):
             stored = r
-        out.append((stored, classify(x, stored, o)))
+        o = classify(x, stored, o)
+        if dynamic and o == "underflow-zero":
+            o = "crushed"  # alone, the value would set a scale that keeps it
+        out.append((stored, o))
     return out
 
 
@@ -514,10 +529,10 @@ def _mark_crushed(fn, xs, res, *args):
     return out
 
 
-def store_row(dtype, xs, mode="nonsaturate", scale=None):
+def store_row(dtype, xs, mode="nonsaturate", scale=None, dynamic=None):
     """What kvlint's kvn_store_row should give for the row xs (Fractions and specials)."""
     if dtype in ("fp8_e4m3", "fp8_e4m3fnuz", "fp8_e5m2", "fp8_e5m2fnuz"):
-        return row_scaled(dtype, xs, scale, mode)
+        return row_scaled(dtype, xs, scale, mode, dynamic)
     if dtype in FORMATS or dtype in ("float32", "e8m0"):
         if mode == "truncate":
             return [cast_cpu(dtype, x) for x in xs]

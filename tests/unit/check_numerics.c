@@ -295,7 +295,7 @@ END_TEST
 
 static void row(const char *dtype, const double *in, size_t n, double scale, kvn_result *out)
 {
-    kvn_params p = { KVN_NONSATURATE, scale };
+    kvn_params p = { KVN_NONSATURATE, scale, 0 };
     ck_assert(kvn_store_row(kvn_dtype_parse(dtype, false), in, n, &p, out));
 }
 
@@ -389,7 +389,7 @@ START_TEST(other_rows)
     double ties[2] = { 6, 0.25 }; /* scale 1; 0.25 rounds away from zero to 0.5 */
     row("fp4_mx_block16", ties, 2, 0, r);
     ck_assert(same(r[1].stored, 0.5));
-    kvn_params p = { KVN_NONSATURATE, 0 };
+    kvn_params p = { KVN_NONSATURATE, 0, 0 };
     ck_assert(!kvn_store_row(kvn_dtype_parse("auto", false), v, 3, &p, r));
     ck_assert(!kvn_store_row(kvn_dtype_parse("turboquant_k8v4", false), v, 3, &p, r));
     ck_assert(!kvn_store_row(KVN_DTYPE_INVALID, v, 3, &p, r));
@@ -552,9 +552,32 @@ START_TEST(conversion_paths)
     kvn_dtype d = kvn_dtype_parse("fp8_e4m3", false);
     double in[2] = { 19 * 0.5, 1e9 };
     kvn_result out[2];
-    kvn_params prm = { KVN_TRUNCATE, 0.5 };
+    kvn_params prm = { KVN_TRUNCATE, 0.5, 0 };
     ck_assert(kvn_store_row(d, in, 2, &prm, out));
     ck_assert(out[0].stored == 9 && out[1].stored == 224 && out[1].outcome == KVN_SATURATED);
+}
+END_TEST
+
+/* --calculate-kv-scales: the row's absmax / 200 sets the scale; the flush threshold follows it. */
+START_TEST(dynamic_scales)
+{
+    kvn_dtype d = kvn_dtype_parse("fp8_e4m3", false);
+    double in[3] = { -30000, 1.0, 0.1 };
+    kvn_result out[3];
+    kvn_params p = { KVN_SATURATE, 0, 200 };
+    ck_assert(kvn_store_row(d, in, 3, &p, out));
+    ck_assert(kvn_row_scale(d, in, 3, &p) == 150);
+    ck_assert(out[1].stored == 0.87890625 && out[2].stored == 0 && out[2].outcome == KVN_CRUSHED);
+    ck_assert(kvn_flush_up_to(d, -30000, &p) == 150 * 0x1p-10); /* the tie at half a subnormal is 0 */
+    p.dynamic_div = 100;
+    ck_assert(kvn_flush_up_to(d, -30000, &p) == 300 * 0x1p-10);
+    kvn_params st = { KVN_SATURATE, 0, 0 }; /* static scale 1: half the smallest subnormal */
+    ck_assert(kvn_flush_up_to(d, -30000, &st) == 0x1p-10);
+    ck_assert(isnan(kvn_flush_up_to(d, INFINITY, &p)));
+    kvn_dtype pth = kvn_dtype_parse("int8_per_token_head", false);
+    double s = kvn_row_scale(pth, in, 3, &st);
+    ck_assert(s == (double)(30000.0f / 127.0f));
+    ck_assert(kvn_flush_up_to(pth, -30000, &st) < s && kvn_flush_up_to(pth, -30000, &st) > s * 0.999);
 }
 END_TEST
 
@@ -574,6 +597,7 @@ static Suite *numerics_suite(void)
     tcase_add_test(edges, integers);
     tcase_add_test(edges, sentinels);
     tcase_add_test(edges, conversion_paths);
+    tcase_add_test(edges, dynamic_scales);
     suite_add_tcase(s, edges);
     TCase *rows = tcase_create("rows");
     tcase_add_test(rows, mxfp4_blocks);

@@ -11,4 +11,6 @@ dist_rules_DATA = \
 	rules/KV008-kv-float16-on-bf16-model.yaml \
 	rules/KV009-unknown-dtype-name.yaml \
 	rules/KV010-unresolved-dtype.yaml \
-	rules/KV011-unused-ignore.yaml
+	rules/KV011-unused-ignore.yaml \
+	rules/KV012-value-overflow.yaml \
+	rules/KV013-value-saturates.yaml

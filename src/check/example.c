@@ -4,6 +4,7 @@
  * of the shared selectors. Each family's own example and condition line are in its fam_*.c;
  * printing is cmd_explain.c's.
  */
+#include <math.h>
 #include <string.h>
 
 #include "check/family.h"
@@ -33,6 +34,8 @@ kv_value ex_value(const rule *r, kvn_dtype model)
         v.lo = value_concrete(&v, model, model);
     } else if (!kvn_parse_number(text, &v.lo, &b32)) {
         v.lo = -1e9;
+    } else if (fabs(v.lo) < 1e4) {
+        v.kind = VK_FLOAT; /* the front ends call a constant a sentinel from 1e4 on (pyfe.h) */
     }
     v.hi = v.lo;
     return v;

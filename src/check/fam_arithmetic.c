@@ -1,7 +1,8 @@
 /*
  * fam_arithmetic.c: the family `arithmetic` (KV007): arithmetic on sentinels that overflows in the
  * dtype it runs in: finfo(D).min + x whose headroom is below the rule's operand_bound, two sentinel
- * planes summed (with their signs: m1 - m2 is no sum), 0 * inf. A dtype written in code is
+ * planes summed (with their signs: m1 - m2 is no sum), 0 * inf, and inf - inf (two infinite masks of
+ * opposite effective signs). A dtype written in code is
  * evaluated once, the model or KV dtype once per deployment.
  */
 #include <math.h>
@@ -78,9 +79,21 @@ static bool sum_overflows(ectx *c, const arith_fact *af, kvn_dtype dt, kvn_dtype
     const arithmetic_settings *st = c->r->settings;
     const kvn_dtype_info *di = kvn_dtype_get(dt);
     double xa = cast_to_dtype(dt, value_concrete(&af->a, model, kv)).stored;
-    if (isnan(xa) || isinf(xa))
+    if (isnan(xa))
         return false;
     double sa = af->a_negated ? -xa : xa;
+    if (isinf(xa)) {
+        /* an infinite mask plus an opposite infinity (m1 + m2 holding -inf and +inf, or m1 - m2 of
+         * two -inf masks) is NaN where both are infinite; anything else stays the infinity it was */
+        double xb = af->b.kind == VK_UNKNOWN ? NAN : cast_to_dtype(dt, value_concrete(&af->b, model, kv)).stored;
+        double sb = af->b_negated ? -xb : xb;
+        if (!isinf(sb) || (sa > 0) == (sb > 0))
+            return false;
+        *res = NAN;
+        *how = arena_printf(a, "is NaN where both are infinite (%s %s %s)", ev_num(a, sa), sb < 0 ? "-" : "+",
+                            ev_num(a, fabs(sb)));
+        return true;
+    }
     if (af->b.kind != VK_UNKNOWN) {
         double xb = cast_to_dtype(dt, value_concrete(&af->b, model, kv)).stored;
         if (isnan(xb))
@@ -119,7 +132,10 @@ static void arith_under(ectx *c, const arith_fact *af, const deployment *d)
     if (planes)
         model = kv = kvn_dtype_by_fmt(KVN_F32);
     kvn_dtype dt = planes ? model : dtype_ref_resolve(&af->dtype, model, kv);
-    bool any_dtype = planes || (dt == KVN_DTYPE_INVALID && af->kind == ARITH_ZERO_TIMES_INF);
+    /* inf + -inf is NaN in every float dtype too */
+    bool inf_sum = af->kind == ARITH_SENTINEL_SUM && isinf(af->a.lo) && isinf(af->b.lo) && af->a.sym == SYM_NONE &&
+                   af->b.sym == SYM_NONE;
+    bool any_dtype = planes || (dt == KVN_DTYPE_INVALID && (af->kind == ARITH_ZERO_TIMES_INF || inf_sum));
     if (any_dtype && !planes)
         dt = kvn_dtype_by_fmt(KVN_F32);
     const kvn_dtype_info *di = kvn_dtype_get(dt);

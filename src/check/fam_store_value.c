@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check/family.h"
@@ -68,6 +69,32 @@ static const char *consequence(kv_arena *a, int outcome, kv_operand op, const pa
     }
 }
 
+/* A computed value says what it computes: "15 / 0.0078125 = 1920"; a literal is itself. */
+static const char *value_text(kv_arena *a, const kv_value *v, double x)
+{
+    double lit;
+    if (v->kind != VK_FLOAT || !v->text || (kvn_parse_number(v->text, &lit, NULL) && lit == x))
+        return ev_value_text(a, v, x);
+    return arena_printf(a, "%s = %s", v->text, ev_num(a, x));
+}
+
+/* A value (not a mask) clamped: the number attention computes with is off by the clamp's factor. */
+static const char *clamped_consequence(kv_arena *a, kv_operand op, double x, const path_result *hit, size_t n)
+{
+    double y = x;
+    for (size_t i = 0; i < n; i++)
+        if (hit[i].outcome == KVN_SATURATED) {
+            y = hit[i].stored;
+            break;
+        }
+    char ratio[32];
+    snprintf(ratio, sizeof ratio, "%.3g", x == 0 ? 1 : y / x);
+    if (op == OPERAND_KEY)
+        return arena_printf(a, "every q.k that reads this entry sees %s instead of %s (x%s), so the logit it "
+                               "drives is that much smaller", ev_num(a, y), ev_num(a, x), ratio);
+    return arena_printf(a, "attention reads %s back instead of %s (x%s)", ev_num(a, y), ev_num(a, x), ratio);
+}
+
 /* A calibrated scale (int8 caches always have one; a checkpoint KV scheme ships k_scale/v_scale)
  * is typically far below 1, so a clamp to +-max * scale lands among the activations: the mask is
  * gone. Only an unscaled clamp (scale 1) keeps a large magnitude. */
@@ -86,6 +113,12 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
     /* A C++/CUDA store converts in the code (s->conv), into a dtype the code may fix itself. */
     bool coded = s->conv != CONV_ENGINE, fixed = s->cache_dtype.kind == DREF_CONCRETE;
     kvn_dtype kv = fixed ? s->cache_dtype.dtype : d->kv.dtype;
+    /* A value of known magnitude (not a sentinel) is judged against an element format's range:
+     * block and per-token-head formats scale to the value (codeword keys of 3.5 read back 3 in mxfp4
+     * by its E8M0 rule, which is rounding, not range); their shared scale is scale-crush's. */
+    const kvn_dtype_info *kvi = kvn_dtype_get(kv);
+    if (v->kind == VK_FLOAT && kvi && (kvi->kind == KVN_KIND_BLOCK || kvi->kind == KVN_KIND_DYNAMIC))
+        return false;
     path_result p[MAX_PATHS];
     size_t n = coded ? store_path_coded(s->conv_api, s->conv == CONV_SATURATING, kv, x, a, p)
                      : store_paths(engine, kv, d->model.dtype, d->platform, x, p);
@@ -96,15 +129,16 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
          * (q.k computes 0 * -inf = NaN): no conversion path makes it safe. */
         if (p[i].outcome == KVN_EXACT && isinf(p[i].stored))
             p[i].outcome = KVN_OVERFLOW_INF;
+        /* a key mask clamped to -448 still masks; a large positive key (a gain) clamped is wrong */
         bool still_masks = p[i].outcome == KVN_SATURATED && s->operand == OPERAND_KEY &&
-                           v->kind == VK_SENTINEL && fabs(p[i].stored) >= st->mask_floor &&
+                           (v->kind == VK_SENTINEL || x < 0) && fabs(p[i].stored) >= st->mask_floor &&
                            !calibrated_scale(d);
         if (ev_wants_outcome(c->r, p[i].outcome) && !still_masks)
             hit[nhit++] = p[i];
     }
     if (!nhit)
         return false;
-    const char *vt = ev_value_text(a, v, x);
+    const char *vt = value_text(a, v, x);
     vars vs = {0};
     ev_var(&vs, "value", vt);
     kvn_result in_model = coded ? (kvn_result){ x, KVN_EXACT } : cast_to_dtype(d->model.dtype, x);
@@ -117,7 +151,10 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
     ev_var(&vs, "declared", fixed ? arena_printf(a, "the element type of %s in the code", s->sink ? s->sink : "the cache")
                                   : ev_declared(a, &d->kv));
     ev_var(&vs, "stored", ev_stored_text(a, p, n));
-    ev_var(&vs, "consequence", consequence(a, worst_outcome(hit, nhit, c->r), s->operand, p, n, vt));
+    int worst = worst_outcome(hit, nhit, c->r);
+    ev_var(&vs, "consequence", v->kind == VK_FLOAT && worst == KVN_SATURATED
+                                   ? clamped_consequence(a, s->operand, x, hit, nhit)
+                                   : consequence(a, worst, s->operand, p, n, vt));
     ev_var(&vs, "sink", s->sink ? s->sink : "the cache");
     ev_var(&vs, "operand", operand_name(s->operand));
     ev_var(&vs, "readback", ev_num(a, p[0].stored));

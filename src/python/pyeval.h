@@ -235,6 +235,8 @@ void pe_write_into(ev *e, TSNode target, aval x, TSNode at, const char *what);
 void pe_assign(ev *e, TSNode target, aval v, TSNode at);
 void pe_bind_imports(ev *e, TSNode n);
 void pe_bind_params(ev *e, TSNode fn, const args *g);
+/* The constant NAME exported by the scanned file MODULE names (`from M import NAME`, `M.NAME`). */
+bool pe_module_constant(ev *e, const char *module, const char *name, aval *out);
 
 /* ---- dtypes: names, objects, classes, dtype=, finfo/iinfo (pydtype.c) ---- */
 dtype_ref pe_dref(ev *e, dref_kind k, TSNode at);

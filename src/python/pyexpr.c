@@ -100,6 +100,9 @@ static aval eval_attribute(ev *e, TSNode n)
             return *c;
     }
     if (obj.tag == AV_IMPORT) {
+        aval c;
+        if (obj.str && pe_module_constant(e, obj.str, attr, &c))  /* consts.GAIN */
+            return pe_stepf(e, &c, n, "read as %s.%s", pe_last_dotted(obj.str), attr);
         aval imp = obj;
         imp.str = arena_printf(e->a, "%s.%s", obj.str, attr);
         return imp;
@@ -178,6 +181,63 @@ static const kv_value *first_sentinel(const aval *x)
     return NULL;
 }
 
+/* An infinity written as a constant (float("-inf"), -math.inf, torch.inf), not a finfo bound. */
+static const kv_value *pure_infinity(const aval *x)
+{
+    for (size_t i = 0; x->tag == AV_VALUES && i < x->n; i++)
+        if (isinf(x->vals[i].v.lo) && x->vals[i].v.lo == x->vals[i].v.hi && x->vals[i].v.sym == SYM_NONE)
+            return &x->vals[i].v;
+    return NULL;
+}
+
+/* Whether the factor n (value x) can be 0 somewhere: a mask or comparison (binary, unless it is
+ * the constant 1), `c - m` / `m - c` of a constant and an unknown (1 - keep is 0 where keep is 1),
+ * or a tensor of unknown values. A known constant or value set without 0 cannot. */
+static bool may_be_zero(ev *e, TSNode n, const aval *x)
+{
+    while (!ts_node_is_null(n) && pe_is(n, "parenthesized_expression") && ts_node_named_child_count(n))
+        n = ts_node_named_child(n, 0);
+    double c;
+    if (x->tag == AV_VALUES && !x->other && x->n) {
+        for (size_t i = 0; i < x->n; i++)
+            if (x->vals[i].v.lo <= 0 && x->vals[i].v.hi >= 0)
+                return true;
+        return false;  /* every value is known and nonzero */
+    }
+    if (x->binary)
+        return !(av_single(x, &c) && c == 1);
+    if (!ts_node_is_null(n) && pe_is(n, "binary_operator")) {
+        TSNode on = pe_fld(e, n, F_operator);
+        const char *op = ts_node_is_null(on) ? "" : ts_node_type(on);
+        TSNode a = pe_fld(e, n, F_left), b = pe_fld(e, n, F_right);
+        bool la = !ts_node_is_null(a) && (pe_is(a, "integer") || pe_is(a, "float"));
+        bool lb = !ts_node_is_null(b) && (pe_is(b, "integer") || pe_is(b, "float"));
+        if ((strcmp(op, "-") == 0 || strcmp(op, "+") == 0) && la != lb)
+            return true;
+    }
+    return x->tensor && x->other;
+}
+
+/* (1 - mask) * float("-inf"): 0 * inf is NaN wherever the factor is 0, in every dtype. */
+static void zero_times_inf(ev *e, TSNode n, TSNode ln, const aval *l, TSNode rn, const aval *r)
+{
+    const kv_value *inf = pure_infinity(r);
+    TSNode factor = ln;
+    const aval *fx = l;
+    if (!inf) {
+        inf = pure_infinity(l);
+        factor = rn;
+        fx = r;
+    }
+    if (!inf || pure_infinity(fx) || !may_be_zero(e, factor, fx))
+        return;
+    dtype_ref d = l->has_dtype ? l->dtype : r->has_dtype ? r->dtype : pe_dref(e, DREF_UNKNOWN, n);
+    if (!l->has_dtype && !r->has_dtype)
+        d.text = NULL;  /* no dtype is written: the expression is not one */
+    kv_value zero = pe_value_make(e, VK_INTEGER, 0, 1, factor);
+    pe_emit_arith(e, ARITH_ZERO_TIMES_INF, n, &zero, inf, &d);
+}
+
 static aval eval_binary(ev *e, TSNode n)
 {
     TSNode ln = pe_fld(e, n, F_left), rn = pe_fld(e, n, F_right), on = pe_fld(e, n, F_operator);
@@ -193,6 +253,8 @@ static aval eval_binary(ev *e, TSNode n)
     if (strcmp(op, "+") != 0 && strcmp(op, "-") != 0 && strcmp(op, "*") != 0 && strcmp(op, "/") != 0
         && strcmp(op, "**") != 0)
         return (l.tensor || r.tensor) ? av_unknown_tensor() : av_unknown();
+    if (strcmp(op, "*") == 0)
+        zero_times_inf(e, n, ln, &l, rn, &r);
     if (l.tag != AV_VALUES || r.tag != AV_VALUES)
         return av_unknown();
     double c;
@@ -213,18 +275,6 @@ static aval eval_binary(ev *e, TSNode n)
         aval x = r.tensor ? av_unknown_tensor() : av_unknown();
         x.binary = true;
         return x;
-    }
-    /* (1 - mask) * float("-inf"): 0 * inf is NaN wherever the mask is 1 */
-    double one;
-    bool all_ones = (l.binary && av_single(&l, &one) && one == 1) || (r.binary && av_single(&r, &one) && one == 1);
-    if (strcmp(op, "*") == 0 && tensor_ctx && (l.binary || r.binary) && !all_ones) {
-        const aval *other = l.binary ? &r : &l;
-        for (size_t i = 0; i < other->n; i++)
-            if (isinf(other->vals[i].v.lo) && other->vals[i].v.sym == SYM_NONE) {
-                kv_value mask = pe_value_make(e, VK_INTEGER, 0, 1, l.binary ? ln : rn);
-                pe_emit_arith(e, ARITH_ZERO_TIMES_INF, n, &mask, &other->vals[i].v, &d);
-                break;
-            }
     }
     if ((strcmp(op, "+") == 0 || strcmp(op, "-") == 0) && tensor_ctx) {
         bool ls = av_has_sentinel(&l), rs = av_has_sentinel(&r);

@@ -188,6 +188,42 @@ void pe_update_key(ev *e, const char *key, aval v)
     set_in_place(e, key, v);
 }
 
+/* The constant NAME a scanned file exports, when MODULE (dotted, as written: `.consts`,
+ * `pkg.consts`) names that file by its last part (pylink.c resolves it; the last binding in the file
+ * wins). Any number is taken, sentinel or not: a gain of 1920 stored in fp8 matters as much as a
+ * mask (KV012). */
+bool pe_module_constant(ev *e, const char *module, const char *name, aval *out)
+{
+    const py_export *x = NULL;
+    const char *xpath = NULL;
+    const char *tail = strrchr(module, '.');
+    tail = tail ? tail + 1 : module;
+    if (!*tail || !e->ctx)
+        return false;
+    char file[256];
+    size_t nm = 0;
+    if (snprintf(file, sizeof file, "%s.py", tail) >= (int)sizeof file)
+        return false;
+    const py_module *m = py_link_modules(e->ctx->link, file, &nm);
+    for (size_t k = 0; !x && k < nm; k++)
+        for (size_t j = 0; m[k].exports && j < m[k].exports->n; j++)
+            if (strcmp(m[k].exports->v[j].name, name) == 0) {
+                x = &m[k].exports->v[j];
+                xpath = m[k].path;
+            }
+    if (!x)
+        return false;
+    kv_value v;
+    memset(&v, 0, sizeof v);
+    v.kind = x->sentinel ? VK_SENTINEL : VK_FLOAT;
+    v.lo = v.hi = x->value;
+    v.sym_scale = 1;
+    v.text = arena_strdup(e->a, x->text);
+    v.origin = kv_loc_make(arena_strdup(e->a, xpath), x->line, x->col, 0, 0);
+    *out = av_const(e->s, &v);
+    return true;
+}
+
 /* x written into part of target (k[..., 0] = x, k.masked_fill_(m, x)): join into the variable. */
 void pe_write_into(ev *e, TSNode target, aval x, TSNode at, const char *what)
 {
@@ -311,32 +347,8 @@ void pe_bind_imports(ev *e, TSNode n)
         if (!name)
             continue;
         /* a constant exported by the scanned file that is this module? (pylink.c resolves it) */
-        const py_export *x = NULL;
-        const char *xpath = NULL;
-        const char *tail = strrchr(mtext, '.');
-        tail = tail ? tail + 1 : mtext;
-        if (*tail && e->ctx) {
-            char file[256];
-            size_t nm = 0;
-            if (snprintf(file, sizeof file, "%s.py", tail) < (int)sizeof file) {
-                const py_module *m = py_link_modules(e->ctx->link, file, &nm);
-                for (size_t k = 0; !x && k < nm; k++)
-                    for (size_t j = 0; m[k].exports && j < m[k].exports->n; j++)
-                        if (strcmp(m[k].exports->v[j].name, name) == 0) {
-                            x = &m[k].exports->v[j];
-                            xpath = m[k].path;   /* the last binding in the file wins */
-                        }
-            }
-        }
-        if (x) {
-            kv_value v;
-            memset(&v, 0, sizeof v);
-            v.kind = x->sentinel ? VK_SENTINEL : VK_FLOAT;
-            v.lo = v.hi = x->value;
-            v.sym_scale = 1;
-            v.text = arena_strdup(e->a, x->text);
-            v.origin = kv_loc_make(arena_strdup(e->a, xpath), x->line, x->col, 0, 0);
-            aval a = av_const(e->s, &v);
+        aval a;
+        if (pe_module_constant(e, mtext, name, &a)) {
             pe_set_name(e, alias, pe_stepf(e, &a, c, "imported as %s", alias));
             continue;
         }

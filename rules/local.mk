@@ -13,4 +13,5 @@ dist_rules_DATA = \
 	rules/KV010-unresolved-dtype.yaml \
 	rules/KV011-unused-ignore.yaml \
 	rules/KV012-value-overflow.yaml \
-	rules/KV013-value-saturates.yaml
+	rules/KV013-value-saturates.yaml \
+	rules/KV014-dynamic-scale-flush.yaml

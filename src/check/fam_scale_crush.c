@@ -3,21 +3,43 @@
  * under a format whose scale is shared (block formats, per-token-head scales, or a per-tensor scale
  * --calculate-kv-scales computes from the absolute maximum): the scale is set by the sentinel and
  * its neighbours become 0. Element overflow is fam_store_value.c's.
+ *
+ * Two criteria. By default (KV005) a neighbour (another known value of the store, else an ordinary
+ * 1) must read back 0. With `flush_fraction` (KV014) only the dynamic scales are judged (the
+ * per-tensor one --calculate-kv-scales computes, per-token-head): the scale the value forces and
+ * the largest magnitude that then reads back 0 (kvn_flush_up_to) are computed, and the finding is
+ * made when that threshold reaches flush_fraction of the documented reference magnitude of
+ * ordinary keys (reference_key, 1.0) or values (reference_value, 0.1): -30000 as a key gives
+ * scale 150 and flushes every key up to 0.146, a seventh of an ordinary key.
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "check/family.h"
+
+typedef struct scale_crush_settings {
+    double flush_fraction;   /* INFINITY: the neighbour criterion; else the flush threshold against */
+    double reference_key;    /* reference magnitudes of ordinary keys */
+    double reference_value;  /* and values */
+} scale_crush_settings;
+
+static const scale_crush_settings defaults = { .flush_fraction = INFINITY, .reference_key = 1.0,
+                                               .reference_value = 0.1 };
 
 static const family_setting settings[] = {
     SETTING_SELECT_VALUES,
     SETTING_SELECT_OUTCOMES,
     SETTING_SELECT_OPERANDS,
+    { "flush_fraction", SETTING_NUMBER, offsetof(scale_crush_settings, flush_fraction), NULL, true },
+    { "reference_key", SETTING_NUMBER, offsetof(scale_crush_settings, reference_key), NULL, true },
+    { "reference_value", SETTING_NUMBER, offsetof(scale_crush_settings, reference_value), NULL, true },
     SETTINGS_END,
 };
 
 static const char *const placeholders[] = {
-    "value", "dtype", "declared", "neighbour", "neighbour_stored", "scale_how", "sink", "operand", NULL,
+    "value", "dtype", "declared", "neighbour", "neighbour_stored", "scale_how", "sink", "operand",
+    "scale", "flush", "reference", "reference_stored", NULL,
 };
 
 /* A value sharing the block: another known nonzero value of the store, else a typical 1.0. */
@@ -47,8 +69,25 @@ static void crush_point(ectx *c, const store_fact *s, const kv_value *v, const d
                       di->elem != KVN_F32 && di->elem != KVN_BF16 && di->elem != KVN_F16;
     if (!shared_kind && !dyn_tensor)
         return;
+    const scale_crush_settings *st = c->r->settings;
+    bool by_flush = isfinite(st->flush_fraction);
+    if (by_flush && !dyn_tensor && di->kind != KVN_KIND_DYNAMIC)
+        return; /* block scales are per block: the neighbour criterion (KV005) judges them */
     bool typical;
     double nb = neighbour_of(s, v, &typical);
+    double ref = s->operand == OPERAND_VALUE ? st->reference_value
+                 : s->operand == OPERAND_KEY ? st->reference_key : fmin(st->reference_key, st->reference_value);
+    kvn_params dp = { .mode = KVN_SATURATE, .scale = 0, .dynamic_div = dyn_tensor ? (s->operand == OPERAND_VALUE ? 100 : 200) : 0 };
+    double flush = NAN, scale = NAN, ref_stored = NAN;
+    if (by_flush) {
+        double row[2] = { x, ref };
+        kvn_result out[2];
+        flush = kvn_flush_up_to(d->kv.dtype, x, &dp);
+        scale = kvn_row_scale(d->kv.dtype, row, 2, &dp);
+        if (!isfinite(flush) || !(flush >= st->flush_fraction * ref) || !kvn_store_row(d->kv.dtype, row, 2, &dp, out))
+            return;
+        ref_stored = out[1].stored;
+    }
     double nb_stored;
     const char *how;
     if (shared_kind) {
@@ -61,16 +100,18 @@ static void crush_point(ectx *c, const store_fact *s, const kv_value *v, const d
         how = di->kind == KVN_KIND_BLOCK ? arena_printf(a, "%d-element block scale", di->block)
                                          : "per-token-head scale computed from the absolute maximum";
     } else {
-        double div = s->operand == OPERAND_VALUE ? 100 : 200;
-        double scale = fabs(x) / div;
-        nb_stored = kvn_cast(di->elem, nb / scale, KVN_SATURATE).stored * scale;
-        how = arena_printf(a, "per-tensor scale computed by --calculate-kv-scales (absmax / %g)", div);
+        double row[2] = { x, nb };
+        kvn_result out[2];
+        if (!kvn_store_row(d->kv.dtype, row, 2, &dp, out))
+            return;
+        nb_stored = out[1].stored;
+        how = arena_printf(a, "per-tensor scale computed by --calculate-kv-scales (absmax / %g)", dp.dynamic_div);
     }
-    int outcome = nb_stored == 0 ? KVN_CRUSHED : nb_stored != nb ? KVN_ROUNDED : KVN_EXACT;
+    int outcome = by_flush || nb_stored == 0 ? KVN_CRUSHED : nb_stored != nb ? KVN_ROUNDED : KVN_EXACT;
     if (!ev_wants_outcome(c->r, outcome) && !(outcome == KVN_CRUSHED && ev_wants_outcome(c->r, KVN_UNDERFLOW_ZERO)))
         return;
     const char *vt = ev_value_text(a, v, x);
-    path_result pr = { "the shared scale", nb_stored, outcome };
+    path_result pr = { "the shared scale", by_flush ? ref_stored : nb_stored, outcome };
     vars vs = {0};
     ev_var(&vs, "value", vt);
     ev_var(&vs, "dtype", ev_dtype_name(d->kv.dtype));
@@ -82,6 +123,10 @@ static void crush_point(ectx *c, const store_fact *s, const kv_value *v, const d
     ev_var(&vs, "neighbour", typical ? "an ordinary value of 1" : ev_num(a, nb));
     ev_var(&vs, "neighbour_stored", ev_num(a, nb_stored));
     ev_var(&vs, "scale_how", how);
+    ev_var(&vs, "scale", by_flush ? ev_num(a, scale) : "");
+    ev_var(&vs, "flush", by_flush ? ev_num(a, flush) : "");
+    ev_var(&vs, "reference", ev_num(a, ref));
+    ev_var(&vs, "reference_stored", by_flush ? ev_num(a, ref_stored) : "");
     ev_var(&vs, "sink", s->sink ? s->sink : "the cache");
     ev_var(&vs, "operand", operand_name(s->operand));
     draft f = { .loc = ev_origin(v, &s->loc), .value = vt, .dtype = ev_dtype_name(d->kv.dtype), .stored = &pr,
@@ -120,6 +165,8 @@ const family_def family_scale_crush = {
     .name = "scale-crush",
     .flags = FAMILY_JUDGES_VALUES,
     .settings = settings,
+    .settings_size = sizeof(scale_crush_settings),
+    .defaults = &defaults,
     .placeholders = placeholders,
     .evaluate = run,
     .example = example,

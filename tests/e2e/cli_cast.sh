@@ -73,6 +73,12 @@ run "cast bad path" 2 cast --dtype fp8 --path sm70 1
 expect_contains "bad path lists the paths" "$tmpdir/err" "--path must be one of torch, cuda, cuda-sm75, rocm, rocm-c10, cpu, triton, not 'sm70'"
 run "cast --path with --overflow" 2 cast --dtype fp8 --path cpu --overflow saturate 1
 expect_contains "path excludes overflow" "$tmpdir/err" "--path and --overflow exclude each other"
+# --calculate-kv-scales: the row's absmax sets the scale; the threshold below which values are 0
+run "cast --calculate-kv-scales key" 0 cast --dtype fp8 --calculate-kv-scales key -- -30000 1 0.1
+expect_contains "calculated K scale 150 and its flush threshold" "$tmpdir/out" "scale 150 (absmax / 200 (--calculate-kv-scales, keys)); values up to 0.146484375 in magnitude read back 0"
+expect_contains "0.1 is crushed" "$tmpdir/out" "0.1                      0                        crushed"
+run "cast --calculate-kv-scales with --scale" 2 cast --dtype fp8 --calculate-kv-scales key --scale 2 1
+run "cast --calculate-kv-scales on bf16" 2 cast --dtype bf16 --calculate-kv-scales value 1
 run "cast text" 0 cast --dtype bf16 15962 -1e9 2048.5
 compare_golden "cast bf16 text" "$golden/cast_bf16.txt" "$tmpdir/out"
 run "cast mxfp4 row" 0 cast --dtype mxfp4 --format json -- -1e9 0 1 2 3 17

@@ -33,6 +33,14 @@ const char *severity_name(kv_severity s)
     return "error";
 }
 
+bool severity_by_name(const char *name, kv_severity *out)
+{
+#define KV_SEVERITY_MATCH(e, n) if (name && strcmp(name, n) == 0) { *out = e; return true; }
+    KV_SEVERITIES(KV_SEVERITY_MATCH)
+#undef KV_SEVERITY_MATCH
+    return false;
+}
+
 const char *outcome_class_name(int c)
 {
     switch (c) {

@@ -89,6 +89,8 @@ bool rule_set_finish(rule_set *s, diag_list *diags);
 const rule *rule_find(const rule_set *s, const char *id_or_name);
 
 const char *severity_name(kv_severity s);
+/* The severity called name ("error", "warning", "note"); false if there is none. */
+bool severity_by_name(const char *name, kv_severity *out);
 const char *outcome_class_name(int c);
 /* The name of r's condition family ("store-value"). */
 const char *rule_family_name(const rule *r);

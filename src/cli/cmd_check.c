@@ -418,9 +418,30 @@ static const char *unused_ignores_off(const check_options *co, const session_opt
     return "the named files were read without their project (no .kvlint.yaml or git repository above them)";
 }
 
+/* .kvlint.yaml rules.severity: the findings of those rules get that severity in this run (their
+ * exit status and every report format follow it). An id that is no rule is an error. */
+static bool project_severities(const session *s, rule_set *rules)
+{
+    const kv_project *p = s->project;
+    bool ok = true;
+    for (size_t i = 0; i < p->severity.n; i++) {
+        const rule_override *o = &p->severity.v[i];
+        rule *r = (rule *)rule_find(rules, o->rule);
+        kv_severity sev;
+        if (!r) {
+            fprintf(stderr, "%s:%u:%u: error: rules.severity: no rule is called '%s' (kvlint explain lists them)\n",
+                    o->loc.path ? o->loc.path : ".kvlint.yaml", o->loc.line, o->loc.col, o->rule);
+            ok = false;
+        } else if (severity_by_name(o->severity, &sev)) {
+            r->severity = sev;
+        }
+    }
+    return ok;
+}
+
 /* Rule ids and names in .kvlint.yaml rules.select/ignore must exist, as on the command line: an
  * unknown one in select would otherwise turn every rule off. */
-static bool project_rules_known(const session *s, const rule_set *rules)
+static bool project_rules_known(const session *s, rule_set *rules)
 {
     const kv_project *p = s->project;
     bool ok = true;
@@ -434,7 +455,7 @@ static bool project_rules_known(const session *s, const rule_set *rules)
                 ok = false;
             }
     }
-    return ok;
+    return ok && project_severities(s, rules);
 }
 
 /* `kvlint: ignore[KV03]` names no rule: it suppresses nothing and would hide nothing either, so

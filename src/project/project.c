@@ -237,10 +237,33 @@ static kvn_dtype assumed(loader *l, const ynode *n)
     return d;
 }
 
+/* rules.severity: {KV007: warning, KV010: error}: the severity a rule's findings get in this
+ * project. The names are checked here, the rule ids by the CLI (it has the rules). */
+static void load_severities(loader *l, const ynode *v)
+{
+    if (!v || v->kind != YN_MAP) {
+        err(l, v, "%s: expected {RULE: error|warning|note, ...}", "rules.severity");
+        return;
+    }
+    EACH_PAIR(l, v, k, val) {
+        const char *id = yscalar(k), *sev = yscalar(val);
+        if (!id || !sev) {
+            err(l, val ? val : k, "%s: each entry is RULE: error|warning|note", "rules.severity");
+            continue;
+        }
+        if (strcmp(sev, "error") != 0 && strcmp(sev, "warning") != 0 && strcmp(sev, "note") != 0) {
+            err(l, val, "rules.severity: '%s' is no severity (error, warning or note)", sev);
+            continue;
+        }
+        rule_override o = { arena_strdup(l->p->arena, id), arena_strdup(l->p->arena, sev), loc_of(l, k) };
+        ARENA_PUSH(l->p->arena, l->p->severity, o);
+    }
+}
+
 static void load_rules(loader *l, const ynode *v)
 {
     if (!v || v->kind != YN_MAP) {
-        err(l, v, "%s: expected {select: [...], ignore: [...]}", "rules");
+        err(l, v, "%s: expected {select: [...], ignore: [...], severity: {...}}", "rules");
         return;
     }
     EACH_PAIR(l, v, k, val) {
@@ -249,8 +272,10 @@ static void load_rules(loader *l, const ynode *v)
             strings(l, val, "rules.select", &l->p->select);
         else if (name && !strcmp(name, "ignore"))
             strings(l, val, "rules.ignore", &l->p->ignore);
+        else if (name && !strcmp(name, "severity"))
+            load_severities(l, val);
         else
-            err(l, k, "rules: unknown key '%s' (known: select, ignore)", name ? name : "?");
+            err(l, k, "rules: unknown key '%s' (known: select, ignore, severity)", name ? name : "?");
     }
 }
 

@@ -28,6 +28,13 @@ typedef struct range_setting {
     kv_loc loc;
 } range_setting;
 
+/* One `rules.severity` entry: a rule id or name and the severity its findings get here. */
+typedef struct rule_override {
+    const char *rule;
+    const char *severity;    /* as written; "error", "warning" or "note" once loaded */
+    kv_loc loc;
+} rule_override;
+
 typedef struct kv_project {
     const char *path;      /* the .kvlint.yaml read, or NULL */
     const char *root;      /* directory that globs are relative to ("." when no file) */
@@ -46,6 +53,8 @@ typedef struct kv_project {
     kvn_platform platform;               /* platform: cuda (default), cuda-sm75, rocm, cpu */
     ARENA_VEC(const char *) select;      /* rule ids to run (empty: all) */
     ARENA_VEC(const char *) ignore;      /* rule ids to skip */
+    ARENA_VEC(rule_override) severity;   /* rules.severity: {ID: error|warning|note} (checked by the CLI,
+                                          * which knows the rules) */
     size_t max_file_size;                /* bytes; default 8 MiB */
     const char *compile_commands;        /* `compile_commands: FILE`, joined to root; NULL when not set */
     const char *root_real;               /* realpath of root, or NULL if it cannot be resolved */

@@ -42,6 +42,26 @@ expect_status "unknown rule ids in .kvlint.yaml rules: exit 2" 2 $?
 expect_contains "select id named with the file" "$tmpdir/err" ".kvlint.yaml: error: rules.select: no rule is called 'KV999'"
 expect_contains "ignore name named" "$tmpdir/err" "rules.ignore: no rule is called 'no-such-rule'"
 
+# rules.severity: a project makes a rule's findings warnings (text, exit status with --fail-on error)
+dir="$tmpdir/sev"
+mkdir -p "$dir"
+printf 'import torch\nx = torch.full((2,), -1e9, dtype=torch.float16)\nkv_cache[0] = x\n' >"$dir/m.py"
+printf 'rules:\n  severity: {KV006: warning}\n' >"$dir/.kvlint.yaml"
+run check --format json .
+expect_status "rules.severity: still a finding" 1 $?
+expect_contains "rules.severity: KV006 is a warning here" "$tmpdir/out" '"severity": "warning"'
+expect_not_contains "rules.severity: no error left" "$tmpdir/out" '"severity": "error"'
+run check --fail-on error .
+expect_status "rules.severity: --fail-on error passes a warning" 0 $?
+printf 'rules:\n  severity: {KV999: warning}\n' >"$dir/.kvlint.yaml"
+run check .
+expect_status "rules.severity: unknown rule exits 2" 2 $?
+expect_contains "rules.severity: unknown rule with file:line" "$tmpdir/err" ".kvlint.yaml:2:14: error: rules.severity: no rule is called 'KV999'"
+printf 'rules:\n  severity: {KV006: loud}\n' >"$dir/.kvlint.yaml"
+run check .
+expect_status "rules.severity: unknown severity exits 2" 2 $?
+expect_contains "rules.severity: unknown severity" "$tmpdir/err" "rules.severity: 'loud' is no severity (error, warning or note)"
+
 dir=$kv011
 (cd "$dir" && KVLINT_DATADIR="$tmpdir/staged/share/kvlint" "$KVLINT" check .) >"$tmpdir/out" 2>"$tmpdir/err"
 expect_status "missing data folder: exit 2" 2 $?

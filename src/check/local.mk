@@ -1,14 +1,12 @@
-# Rules: loading rule files, evaluating them over facts x deployments, findings. The check, matrix
-# and explain subcommands live here too (they are this area's front door; src/cli keeps dispatch).
+# Rules: loading rule files, evaluating them over facts x deployments, findings. (The check, matrix
+# and explain subcommands that drive them are built by src/cli/local.mk.)
 src_libkvlint_a_SOURCES += \
 	src/check/rules.c src/check/rules.h \
 	src/check/eval.c src/check/eval.h src/check/emit.c src/check/paths.c \
 	src/check/family.h src/check/registry.c src/check/families.def src/check/example.c \
 	src/check/fam_store_value.c src/check/fam_store_integer.c src/check/fam_scale_crush.c \
 	src/check/fam_construction.c src/check/fam_arithmetic.c src/check/fam_invalid_dtype_name.c \
-	src/check/fam_unresolved_dtype.c src/check/fam_unused_suppression.c \
-	src/cli/check_common.c src/cli/check_common.h \
-	src/cli/cmd_check.c src/cli/cmd_matrix.c src/cli/cmd_explain.c
+	src/check/fam_unresolved_dtype.c src/check/fam_unused_suppression.c
 
 check_PROGRAMS += tests/unit/check_eval
 tests_unit_check_eval_SOURCES = tests/unit/check_eval.c

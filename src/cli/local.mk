@@ -5,4 +5,7 @@ src_libkvlint_a_SOURCES += \
 	src/cli/session.c src/cli/session.h \
 	src/cli/scope.c src/cli/scope.h src/cli/git.c src/cli/git.h \
 	src/cli/changed.c src/cli/changed.h src/cli/baseline.c src/cli/baseline.h \
-	src/cli/cmd_facts.c
+	src/cli/cmd_facts.c \
+	src/cli/check_common.c src/cli/check_common.h \
+	src/cli/cmd_check.c src/cli/cmd_matrix.c src/cli/cmd_explain.c \
+	src/cli/cmd_cast.c src/cli/cmd_dtypes.c

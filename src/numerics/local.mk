@@ -1,4 +1,4 @@
-# The numerics library (libc/libm only) and the two subcommands that expose it: cast and dtypes.
+# The numerics library (libc/libm only). (Its subcommands, cast and dtypes, are built by src/cli/local.mk.)
 src_libkvnumerics_a_SOURCES += \
 	src/numerics/numerics.h src/numerics/internal.h \
 	src/numerics/fmt.c \
@@ -7,7 +7,6 @@ src_libkvnumerics_a_SOURCES += \
 	src/numerics/path.c \
 	src/numerics/dynamic.c \
 	src/numerics/number.c
-src_libkvlint_a_SOURCES += src/cli/cmd_cast.c src/cli/cmd_dtypes.c
 
 check_PROGRAMS += tests/unit/check_numerics
 tests_unit_check_numerics_SOURCES = tests/unit/check_numerics.c

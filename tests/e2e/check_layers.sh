@@ -2,7 +2,8 @@
 # check_layers.sh: every `#include "folder/file.h"` under src/ is one that src/README.md allows.
 # The README's folder table says which folders (or single headers) a folder may include; its
 # restricted-header table names headers that must be granted by name even where their folder is.
-# A folder missing from the table, or an include the table does not allow, fails the test.
+# A folder missing from the table, or an include the table does not allow, fails the test; so does a
+# folder's local.mk that lists another folder's sources (the build follows the folders).
 . "$top_srcdir/tests/e2e/lib.sh"
 
 # layer_violations ROOT OUT: the disallowed includes under ROOT/src, one line each, into OUT
@@ -63,4 +64,22 @@ expect_contains "a folder including a later stage is caught" "$tmpdir/fake.out" 
 expect_contains "a restricted header is caught" "$tmpdir/fake.out" "src/check/bad.c includes util/json.h: restricted"
 expect_not_contains "an allowed include passes" "$tmpdir/fake.out" "facts/facts.h"
 expect_contains "a folder missing from the table is caught" "$tmpdir/fake.out" "src/newstage/ is not in the src/README.md table"
+
+# The build follows the folders: a folder's local.mk lists only its own sources (comments aside).
+foreign_sources() { # ROOT OUT
+    : >"$2"
+    for mk in "$1"/src/*/local.mk; do
+        dir=$(basename "$(dirname "$mk")")
+        sed 's/#.*//' "$mk" | grep -oE 'src/[A-Za-z0-9_]+/[A-Za-z0-9_.-]+\.(c|h|def)' | grep -v "^src/$dir/" |
+            sed "s|^|src/$dir/local.mk builds |" >>"$2"
+    done
+}
+foreign_sources "$top_srcdir" "$tmpdir/foreign"
+if [ -s "$tmpdir/foreign" ]; then fail "a local.mk builds another folder's files"; sed 's/^/    /' "$tmpdir/foreign"
+else pass "each local.mk builds only its own folder"; fi
+mkdir -p "$fake/src/check"
+printf 'src_libkvlint_a_SOURCES += src/check/eval.c src/cli/cmd_check.c # src/cli/x.c\n' >"$fake/src/check/local.mk"
+foreign_sources "$fake" "$tmpdir/fake.mk"
+expect_contains "another folder's file in a local.mk is caught" "$tmpdir/fake.mk" "src/check/local.mk builds src/cli/cmd_check.c"
+expect_not_contains "a comment is not a source" "$tmpdir/fake.mk" "src/cli/x.c"
 finish

@@ -246,6 +246,12 @@ typedef struct py_link {
 const py_link *py_link_indexes(const fe_file_index *ix, size_t n, kv_arena *arena);
 /* The files called `file` ("masks.py"), in path order; *count of them (0: NULL). l may be NULL. */
 const py_module *py_link_modules(const py_link *l, const char *file, size_t *count);
+/* The scanned files a dotted module as written (`.consts`, `pkg.consts`) may be, by its last part
+ * (consts.py): how a `from M import NAME` constant is bound (pyscope.c), and so what the prefilter
+ * and the link pass must count. NULL (count 0) if none, or if the module has no last part. */
+const py_module *py_link_modules_of(const py_link *l, const char *module, size_t *count);
+/* Does one of py_link_modules_of(module) export name[0..n) as a sentinel constant? */
+bool py_link_module_const_sentinel(const py_link *l, const char *module, const char *name, size_t n);
 /* Does some scanned file export a sentinel called s[0..n)? l may be NULL. */
 bool py_link_is_sentinel(const py_link *l, const char *s, size_t n);
 /* Does some scanned file export a function called s[0..n) whose text spells a sentinel (itself,

@@ -16,6 +16,7 @@
  * order).
  * It does not decide what a file exports (pylex.c, pyindex.c) or what an import binds (pyscope.c).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,23 +154,8 @@ static bool use_is_sentinel(const struct py_link_names *l, const py_link *pl, bo
     const char *importer = l->ix[i].path;
     if (!module)
         return fn_flagged(l, via, i, py_exported_function(l->ix[i].exports, name));
-    const char *tail = strrchr(module, '.');
-    tail = tail ? tail + 1 : module;
-    if (*tail) {
-        char *file = NULL;
-        size_t tl = strlen(tail), nm = 0;
-        char buf[256];
-        if (tl + 4 <= sizeof buf) {
-            memcpy(buf, tail, tl);
-            memcpy(buf + tl, ".py", 4);
-            file = buf;
-        }
-        const py_module *m = file ? py_link_modules(pl, file, &nm) : NULL;
-        for (size_t k = 0; k < nm; k++)
-            for (size_t j = 0; m[k].exports && j < m[k].exports->n; j++)
-                if (m[k].exports->v[j].sentinel && strcmp(m[k].exports->v[j].name, name) == 0)
-                    return true;
-    }
+    if (py_link_module_const_sentinel(pl, module, name, strlen(name)))
+        return true;
     const fe_file_index *m = resolve(l, importer, module, strlen(module));
     if (m && m - l->ix < (ptrdiff_t)l->nix
         && fn_flagged(l, via, (size_t)(m - l->ix), py_exported_function(m->exports, name)))
@@ -455,6 +441,30 @@ const py_module *py_link_modules(const py_link *l, const char *file, size_t *cou
         end++;
     *count = end - lo;
     return *count ? &l->modules[lo] : NULL;
+}
+
+const py_module *py_link_modules_of(const py_link *l, const char *module, size_t *count)
+{
+    *count = 0;
+    const char *tail = strrchr(module, '.');
+    tail = tail ? tail + 1 : module;
+    char file[256];
+    if (!*tail || snprintf(file, sizeof file, "%s.py", tail) >= (int)sizeof file)
+        return NULL;
+    return py_link_modules(l, file, count);
+}
+
+bool py_link_module_const_sentinel(const py_link *l, const char *module, const char *name, size_t n)
+{
+    size_t nm;
+    const py_module *m = py_link_modules_of(l, module, &nm);
+    for (size_t k = 0; k < nm; k++)
+        for (size_t j = 0; m[k].exports && j < m[k].exports->n; j++) {
+            const py_export *x = &m[k].exports->v[j];
+            if (x->sentinel && strlen(x->name) == n && memcmp(x->name, name, n) == 0)
+                return true;
+        }
+    return false;
 }
 
 bool py_link_is_sentinel(const py_link *l, const char *s, size_t n)

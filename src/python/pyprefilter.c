@@ -145,20 +145,8 @@ static bool from_import_sentinel(const fe_context *ctx, const char *path, const 
 {
     if (!ctx || !ctx->link)
         return false;
-    const char *tail = strrchr(module, '.');
-    tail = tail ? tail + 1 : module;
-    char file[MAX_DOTTED + 4];
-    size_t nm = 0;
-    const py_module *m = NULL;
-    if (*tail && strlen(tail) + 4 < sizeof file) {
-        memcpy(file, tail, strlen(tail));
-        memcpy(file + strlen(tail), ".py", 4);
-        m = py_link_modules(ctx->link, file, &nm);
-    }
-    for (size_t k = 0; k < nm; k++)
-        for (size_t j = 0; m[k].exports && j < m[k].exports->n; j++)
-            if (m[k].exports->v[j].sentinel && word_is(name, n, m[k].exports->v[j].name))
-                return true;
+    if (py_link_module_const_sentinel(ctx->link, module, name, n))
+        return true;
     return module_sentinel_fn(ctx, path, module, name, n);
 }
 

@@ -196,15 +196,10 @@ bool pe_module_constant(ev *e, const char *module, const char *name, aval *out)
 {
     const py_export *x = NULL;
     const char *xpath = NULL;
-    const char *tail = strrchr(module, '.');
-    tail = tail ? tail + 1 : module;
-    if (!*tail || !e->ctx)
+    if (!e->ctx)
         return false;
-    char file[256];
     size_t nm = 0;
-    if (snprintf(file, sizeof file, "%s.py", tail) >= (int)sizeof file)
-        return false;
-    const py_module *m = py_link_modules(e->ctx->link, file, &nm);
+    const py_module *m = py_link_modules_of(e->ctx->link, module, &nm);
     for (size_t k = 0; !x && k < nm; k++)
         for (size_t j = 0; m[k].exports && j < m[k].exports->n; j++)
             if (strcmp(m[k].exports->v[j].name, name) == 0) {

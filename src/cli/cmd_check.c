@@ -20,12 +20,14 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/session.h"
+#include "frontend/frontend.h"
 #include "report/report.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 
 static const char usage[] =
     "usage: kvlint check [options] PATH...\n"
+    "       kvlint check [options] --stdin-filename NAME [-]\n"
     "\n"
     "Report the values that code under PATH writes into a KV cache (masks such as -1e9 or\n"
     "finfo(dtype).min, adapter/position/token ids) where a deployment's declared cache dtype cannot\n"
@@ -52,6 +54,9 @@ static const char usage[] =
     "      --stats             print the time of each stage to standard error\n"
     "  -q, --quiet             print only findings, warnings and errors (no summary line, no notes\n"
     "                          about the run)\n"
+    "      --stdin-filename NAME  read the code from standard input (PATH '-' or none) and report\n"
+    "                          it as NAME: its language, suppressions and project are NAME's, and\n"
+    "                          NAME's copy on disk is not read (editors, pre-commit without files)\n"
     SESSION_OPTIONS_HELP
     "  -h, --help              this help\n"
     "\n"
@@ -74,7 +79,7 @@ static const char baseline_usage[] =
 
 enum {
     OPT_FORMAT = 0x200, OPT_FAIL_ON, OPT_SELECT, OPT_IGNORE, OPT_RULES, OPT_UNUSED, OPT_COLOR, OPT_STATS,
-    OPT_DIFF, OPT_DIFF_FILTER, OPT_BASELINE, OPT_PRUNE,
+    OPT_DIFF, OPT_DIFF_FILTER, OPT_BASELINE, OPT_PRUNE, OPT_STDIN_NAME,
 };
 
 typedef void (*format_fn)(FILE *, const report_input *);
@@ -173,6 +178,7 @@ static int parse_args(int argc, char **argv, session_options *so, check_options 
         { "color", required_argument, NULL, OPT_COLOR },
         { "stats", no_argument, NULL, OPT_STATS },
         { "quiet", no_argument, NULL, 'q' },
+        { "stdin-filename", required_argument, NULL, OPT_STDIN_NAME },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -186,7 +192,8 @@ static int parse_args(int argc, char **argv, session_options *so, check_options 
         if (r > 0)
             continue;
         bool check_only = c == OPT_FORMAT || c == OPT_FAIL_ON || c == OPT_DIFF || c == OPT_DIFF_FILTER ||
-                          c == OPT_BASELINE || c == OPT_PRUNE || c == OPT_COLOR || c == OPT_STATS;
+                          c == OPT_BASELINE || c == OPT_PRUNE || c == OPT_COLOR || c == OPT_STATS ||
+                          c == OPT_STDIN_NAME;
         if (co->record_baseline && check_only)
             return usage_error(cmd, "%s is an option of kvlint check", argv[optind - 1]);
         switch (c) {
@@ -214,6 +221,11 @@ static int parse_args(int argc, char **argv, session_options *so, check_options 
         case OPT_COLOR: co->color = optarg; break;
         case OPT_STATS: co->stats = true; break;
         case 'q': so->quiet = true; break;
+        case OPT_STDIN_NAME:
+            if (!*optarg)
+                return usage_error(cmd, "--stdin-filename needs a file name");
+            so->stdin_name = optarg;
+            break;
         case 'h': fputs(co->record_baseline ? baseline_usage : usage, stdout); return EXIT_CLEAN;
         default: return usage_error(cmd, "unknown option or missing argument: '%s'", argv[optind - 1]);
         }
@@ -226,6 +238,20 @@ static int parse_args(int argc, char **argv, session_options *so, check_options 
         return usage_error(cmd, "--prune needs --baseline FILE");
     if (co->prune && co->diff_ref)
         return usage_error(cmd, "--prune needs a full run: with --diff a finding outside the diff is not gone");
+    if (so->stdin_name) {
+        if (argc - optind > 1 || (optind < argc && strcmp(argv[optind], "-") != 0))
+            return usage_error(cmd, "--stdin-filename reads standard input: give no PATH or '-', not '%s'",
+                               argv[argc - 1]);
+        const char *lang;
+        if (!kv_frontend_for(so->stdin_name, &lang))
+            return usage_error(cmd, "--stdin-filename %s: kvlint reads no file named like this (Python, "
+                               "serving configs, C/C++/CUDA: kvlint check --help)", so->stdin_name);
+        return check_outputs(co);
+    }
+    for (int i = optind; i < argc; i++)
+        if (!strcmp(argv[i], "-"))
+            return usage_error(cmd, "'-' reads standard input and needs --stdin-filename NAME (its language "
+                               "and project come from NAME)");
     if (optind >= argc)
         return usage_error(cmd, "no PATH given");
     return co->record_baseline ? -1 : check_outputs(co);
@@ -319,6 +345,8 @@ static bool open_inputs(run_state *st, char **paths, const check_options *co)
 static bool narrow(run_state *st, const check_options *co)
 {
     source_cache *sc = source_cache_new();
+    if (st->s->stdin_file.data)
+        source_cache_put(sc, st->s->stdin_file.path, st->s->stdin_file.data, st->s->stdin_file.len);
     report_fingerprint *fps = report_fingerprints(sc, st->l);
     bool ok = true;
     strbuf why = STRBUF_INIT;
@@ -540,7 +568,8 @@ static int check_main(int argc, char **argv, bool record_baseline)
         for (size_t i = 0; i < co.nout; i++)
             if (co.out[i].path && so.noutputs < sizeof so.outputs / sizeof *so.outputs)
                 so.outputs[so.noutputs++] = co.out[i].path;
-        status = run(argv + optind, (size_t)(argc - optind), &so, &co);
+        char *stdin_paths[1] = { (char *)so.stdin_name };
+        status = so.stdin_name ? run(stdin_paths, 1, &so, &co) : run(argv + optind, (size_t)(argc - optind), &so, &co);
     }
     common_free(&co.common);
     session_free(NULL, &so);

@@ -80,9 +80,7 @@ static bool any_glob(const char *const *globs, size_t n, const char *rel)
 
 static bool is_given(const run_scope *s, const char *path)
 {
-    char *real = realpath(path, NULL);
-    if (!real)
-        return false;
+    char *real = fs_canonical(path);
     bool hit = s->ngiven && bsearch(&real, s->given, s->ngiven, sizeof *s->given, cmp_str) != NULL;
     free(real);
     return hit;
@@ -127,14 +125,28 @@ static void collect(run_scope *s, const kv_project *p, bool want_code, bool want
     arena_free(tmp);
 }
 
-void scope_plan(run_scope *s, char *const *paths, size_t npaths, const kv_project *p, bool named_configs)
+/* The nearest existing folder of path (a --stdin-filename NAME need not exist). Heap string. */
+static char *existing_dir_of(const char *path)
+{
+    char *dir = dir_of(path);
+    for (int hops = 0; hops < 128 && !fs_is_dir(dir); hops++) {
+        char *up = fs_join(dir, "..");
+        free(dir);
+        dir = fs_normalize(up);
+        free(up);
+    }
+    return dir;
+}
+
+void scope_plan(run_scope *s, char *const *paths, size_t npaths, const kv_project *p, bool named_configs,
+                const char *stdin_name)
 {
     memset(s, 0, sizeof *s);
     if (npaths == 0)
         return;
     bool code = false, claimed = false;
     for (size_t i = 0; i < npaths; i++) {
-        if (!is_regular(paths[i]))
+        if (!is_regular(paths[i]) && !(stdin_name && !strcmp(paths[i], stdin_name)))
             return;
         const char *lang = lang_of(paths[i]);
         claimed = claimed || lang;
@@ -146,7 +158,7 @@ void scope_plan(run_scope *s, char *const *paths, size_t npaths, const kv_projec
     if (p->path) {
         top = xstrdup(p->root);
     } else {
-        char *dir = dir_of(paths[0]);
+        char *dir = existing_dir_of(paths[0]);
         top = git_toplevel(dir);
         free(dir);
         if (!top)
@@ -155,11 +167,8 @@ void scope_plan(run_scope *s, char *const *paths, size_t npaths, const kv_projec
     s->root = spelled_from_cwd(top);
     free(top);
     s->given = xcalloc(npaths, sizeof *s->given);
-    for (size_t i = 0; i < npaths; i++) {
-        char *real = realpath(paths[i], NULL);
-        if (real)
-            s->given[s->ngiven++] = real;
-    }
+    for (size_t i = 0; i < npaths; i++)
+        s->given[s->ngiven++] = fs_canonical(paths[i]);
     qsort(s->given, s->ngiven, sizeof *s->given, cmp_str);
     s->focused = true;
     collect(s, p, !code, !named_configs);

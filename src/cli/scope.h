@@ -33,8 +33,10 @@ typedef struct run_scope {
 } run_scope;
 
 /* Plan a run over paths with project p. A run with a directory argument stays unfocused.
- * named_configs: --config/--model-config were given, so they are the deployments (none found). */
-void scope_plan(run_scope *s, char *const *paths, size_t npaths, const kv_project *p, bool named_configs);
+ * named_configs: --config/--model-config were given, so they are the deployments (none found).
+ * stdin_name: the path among paths that is read from standard input (need not exist), or NULL. */
+void scope_plan(run_scope *s, char *const *paths, size_t npaths, const kv_project *p, bool named_configs,
+                const char *stdin_name);
 /* Whether f has a location in a named file (always true for an unfocused run). */
 bool scope_involves(const run_scope *s, const finding *f);
 /* scope_involves as an eval_options.keep callback (arg: the run_scope). */

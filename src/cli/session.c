@@ -2,13 +2,13 @@
 #include "cli/session.h"
 
 #include <ctype.h>
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "util/fsutil.h"
@@ -186,6 +186,21 @@ static void check_named_config(session *s, const char *opt, const char *path)
                  "a serving config%s?", opt, strcmp(opt, "--model-config") ? "" : " or a checkpoint config.json");
 }
 
+/* --stdin-filename: read standard input with the size limit a file gets, so that a huge input is
+ * a diagnostic at NAME (the scan adds it), never an allocation of its size. */
+static void read_stdin(session *s, const session_options *o)
+{
+    enum { DEFAULT_MAX_FILE = 8 << 20 };
+    scan_stdin *in = &s->stdin_file;
+    in->path = o->stdin_name;
+    in->limit = o->max_file_size ? o->max_file_size
+                : (s->project->max_file_size ? s->project->max_file_size : DEFAULT_MAX_FILE);
+    in->status = fs_read_stream(STDIN_FILENO, in->limit, &s->stdin_data, &in->len, &in->err);
+    if (in->status == FS_OK)
+        fs_lone_cr_to_lf(s->stdin_data, in->len);
+    in->data = s->stdin_data;
+}
+
 session *session_open(const char *cmd, char *const *paths, size_t npaths, const session_options *o)
 {
     session *s = xcalloc(1, sizeof *s);
@@ -218,8 +233,10 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
 
     s->quiet = o->quiet;
     exclude_outputs(s->project, o);
+    if (o->stdin_name)
+        read_stdin(s, o);
     if (o->focus)
-        scope_plan(&s->scope, paths, npaths, s->project, o->nconfigs || o->model_config);
+        scope_plan(&s->scope, paths, npaths, s->project, o->nconfigs || o->model_config, o->stdin_name);
     size_t nextra = o->nconfigs + (o->model_config ? 1 : 0) + s->scope.extra.n;
     const char **extra = xcalloc(nextra ? nextra : 1, sizeof *extra);
     for (size_t i = 0; i < o->nconfigs; i++)
@@ -237,6 +254,7 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
         .nextra = nextra,
         .with_deployments = true,
         .compile_commands = o->compile_commands ? o->compile_commands : s->project->compile_commands,
+        .stdin_file = o->stdin_name ? &s->stdin_file : NULL,
     };
     s->scan = scan_paths((const char *const *)paths, npaths, &so);
     free(extra);
@@ -261,6 +279,7 @@ void session_free(session *s, session_options *o)
     scan_result_free(s->scan);
     project_free(s->project);
     scope_free(&s->scope);
+    free(s->stdin_data);
     arena_free(s->arena);
     free(s);
 }
@@ -272,6 +291,9 @@ void session_report_counts(const session *s, report_input *in)
     in->limited = s->scan->stats.files_limited;
     in->limits = s->scan->stats.limits_hit;
     in->deployments = s->deployments->n;
+    in->stdin_path = s->stdin_file.path;
+    in->stdin_data = s->stdin_file.data;
+    in->stdin_len = s->stdin_file.len;
     if (!s->scope.focused)
         return;
     /* A file read only as context (scope.h) that hit a limit does not make a run on the named

@@ -29,6 +29,8 @@ typedef struct session_options {
     const char *outputs[10];       /* report files this run writes: never read as inputs */
     size_t noutputs;
     const char *compile_commands;  /* --compile-commands FILE */
+    const char *stdin_name;        /* check --stdin-filename NAME: the code is read from standard
+                                    * input as NAME, the only path (session_open's paths: {NAME}) */
 } session_options;
 
 typedef struct session {
@@ -39,6 +41,8 @@ typedef struct session {
     diag_list diags;               /* session-level (project file, option values) */
     run_scope scope;               /* what a run on named files reads besides them */
     bool quiet;                    /* print warnings and errors only */
+    scan_stdin stdin_file;         /* --stdin-filename: what was read (path NULL when not given) */
+    char *stdin_data;
     kv_arena *arena;
 } session;
 

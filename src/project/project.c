@@ -409,8 +409,9 @@ kv_project *project_discover(const char *start, diag_list *diags)
         }
         if (exists(dir, ".git", false))
             break;
+        /* A folder that does not exist (a --stdin-filename NAME's) is passed through lexically. */
         char *real = realpath(dir, NULL);
-        bool at_root = !real || !strcmp(real, "/");
+        bool at_root = real ? !strcmp(real, "/") : !strcmp(dir, "/");
         free(real);
         if (at_root)
             break;
@@ -434,9 +435,7 @@ static char *relative_to_root(const kv_project *p, const char *path)
     }
     if (!p->root_real)
         return NULL;
-    char *real = realpath(path, NULL);
-    if (!real)
-        return NULL;
+    char *real = fs_canonical(path);
     size_t n = strlen(p->root_real);
     char *rel = NULL;
     if (!strcmp(p->root_real, "/"))

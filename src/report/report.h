@@ -31,6 +31,9 @@ typedef struct report_input {
     size_t outside_diff;            /* findings hidden by check --diff */
     bool with_baseline, with_diff;  /* whether those options were given */
     const char *repo_root;          /* realpath of the git top, or NULL (paths for CI services) */
+    const char *stdin_path;         /* check --stdin-filename NAME, or NULL: its lines are stdin_data's */
+    const char *stdin_data;
+    size_t stdin_len;
 } report_input;
 
 enum { JSON_REPORT_VERSION = 1 };
@@ -63,6 +66,10 @@ const char *report_repo_path(const report_input *in, const char *path, char *buf
 /* ---- source lines (source.c) ---- */
 typedef struct source_cache source_cache;
 source_cache *source_cache_new(void);
+/* Give path these lines instead of the file's (code read from standard input); data is copied. */
+void source_cache_put(source_cache *c, const char *path, const char *data, size_t len);
+/* A new cache holding in's standard input, if any. */
+source_cache *report_source_cache(const report_input *in);
 void source_cache_free(source_cache *c);
 /* Line (1-based) of path without its newline, or NULL; *len is set. Valid until the cache is freed. */
 const char *source_line(source_cache *c, const char *path, unsigned line, size_t *len);

@@ -49,7 +49,7 @@ void report_gitlab(FILE *out, const report_input *in)
     strbuf sb = STRBUF_INIT, desc = STRBUF_INIT;
     json_writer w;
     json_init(&w, &sb, true);
-    source_cache *sc = source_cache_new();
+    source_cache *sc = report_source_cache(in);
     report_fingerprint *fps = report_fingerprints(sc, in->findings);
     char buf[4096];
     json_array_begin(&w);

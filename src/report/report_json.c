@@ -104,7 +104,7 @@ void report_json(FILE *out, const report_input *in)
     strbuf sb = STRBUF_INIT;
     json_writer w;
     json_init(&w, &sb, true);
-    source_cache *sc = source_cache_new();
+    source_cache *sc = report_source_cache(in);
     report_fingerprint *fps = report_fingerprints(sc, in->findings);
     size_t count[3] = { 0, 0, 0 };
     json_object_begin(&w);

@@ -266,7 +266,7 @@ void report_sarif(FILE *out, const report_input *in)
     strbuf sb = STRBUF_INIT;
     json_writer w;
     json_init(&w, &sb, true);
-    source_cache *sc = source_cache_new();
+    source_cache *sc = report_source_cache(in);
     report_fingerprint *fps = report_fingerprints(sc, in->findings);
     json_object_begin(&w);
     json_kv_string(&w, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");

@@ -95,7 +95,7 @@ static void hidden_counts(FILE *out, const report_input *in)
 void report_text(FILE *out, const report_input *in)
 {
     const palette *p = in->color ? &ansi : &plain;
-    source_cache *sc = source_cache_new();
+    source_cache *sc = report_source_cache(in);
     size_t count[3] = { 0, 0, 0 };
     for (size_t i = 0; i < in->findings->v.n; i++) {
         const finding *f = &in->findings->v.v[i];

@@ -58,15 +58,41 @@ static void index_lines(source_file *f)
         }
 }
 
+static source_file *add_file(source_cache *c, const char *path)
+{
+    c->v = xgrow(c->v, &c->cap, c->n + 1, sizeof *c->v);
+    source_file *f = &c->v[c->n++];
+    memset(f, 0, sizeof *f);
+    f->path = xstrdup(path);
+    return f;
+}
+
+void source_cache_put(source_cache *c, const char *path, const char *data, size_t len)
+{
+    char *norm = fs_normalize(path);   /* as the scan spells it in findings */
+    source_file *f = add_file(c, norm);
+    free(norm);
+    f->data = xmalloc(len + 1);
+    memcpy(f->data, data, len);
+    f->data[len] = '\0';
+    f->len = len;
+    index_lines(f);
+}
+
+source_cache *report_source_cache(const report_input *in)
+{
+    source_cache *c = source_cache_new();
+    if (in->stdin_path && in->stdin_data)
+        source_cache_put(c, in->stdin_path, in->stdin_data, in->stdin_len);
+    return c;
+}
+
 static source_file *get_file(source_cache *c, const char *path)
 {
     for (size_t i = 0; i < c->n; i++)
         if (strcmp(c->v[i].path, path) == 0)
             return &c->v[i];
-    c->v = xgrow(c->v, &c->cap, c->n + 1, sizeof *c->v);
-    source_file *f = &c->v[c->n++];
-    memset(f, 0, sizeof *f);
-    f->path = xstrdup(path);
+    source_file *f = add_file(c, path);
     const char *err;
     if (fs_read_file(path, 8u << 20, &f->data, &f->len, &err) != FS_OK)
         f->data = NULL;

@@ -32,6 +32,7 @@ typedef struct slot {
     file_facts *facts;
     const void *exports;
     bool analyse;
+    const scan_stdin *from_stdin;  /* read from standard input, not from path */
 } slot;
 
 typedef struct pool {
@@ -70,11 +71,30 @@ static fe_source source_of(const slot *s)
     return src;
 }
 
+/* The slot's bytes from standard input (already read by the caller, with the same limit). */
+static fs_status take_stdin(slot *s, const char **err)
+{
+    const scan_stdin *in = s->from_stdin;
+    s->len = in->len;
+    *err = in->err;
+    if (in->status != FS_OK || !in->data)
+        return in->status == FS_OK ? FS_ERROR : in->status;
+    s->data = xmalloc(in->len + 1);
+    memcpy(s->data, in->data, in->len + 1);
+    return FS_OK;
+}
+
 static void read_one(pool *p, slot *s)
 {
     s->facts = file_facts_new(s->path);
     const char *err = NULL;
-    fs_status st = fs_read_file(s->path, p->max_file_size, &s->data, &s->len, &err);
+    fs_status st = s->from_stdin ? take_stdin(s, &err) : fs_read_file(s->path, p->max_file_size, &s->data, &s->len, &err);
+    if (st == FS_TOO_LARGE && s->from_stdin) {
+        diag_limit(&s->facts->diags, DIAG_WARNING, s->path, 0, 0,
+                   "skipped: standard input is over the %zu-byte limit (--max-file-size)", s->from_stdin->limit);
+        s->facts->skipped = true;
+        return;
+    }
     if (st == FS_TOO_LARGE) {
         diag_limit(&s->facts->diags, DIAG_WARNING, s->path, 0, 0,
                    "skipped: %zu bytes is over the %zu-byte limit (--max-file-size)", s->len, p->max_file_size);
@@ -82,7 +102,8 @@ static void read_one(pool *p, slot *s)
         return;
     }
     if (st == FS_ERROR) {
-        diag_add(&s->facts->diags, DIAG_ERROR, s->path, 0, 0, "cannot read: %s", err);
+        diag_add(&s->facts->diags, DIAG_ERROR, s->path, 0, 0, "cannot read%s: %s",
+                 s->from_stdin ? " standard input" : "", err ? err : "unknown error");
         s->facts->skipped = true;
         return;
     }
@@ -248,8 +269,14 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
     const kv_project *proj = opt->project;
 
     fs_list files = {0};
+    char *stdin_path = opt->stdin_file ? fs_normalize(opt->stdin_file->path) : NULL;
+    if (stdin_path) {   /* first, so that fs_list_unique_files drops its on-disk copy found by a walk */
+        files.paths = xgrow(files.paths, &files.cap, 1, sizeof *files.paths);
+        files.paths[files.n++] = xstrdup(stdin_path);
+    }
     for (size_t i = 0; i < npaths; i++)
-        fs_walk(paths[i], &files, &r->diags);
+        if (!opt->stdin_file || strcmp(paths[i], opt->stdin_file->path) != 0)
+            fs_walk(paths[i], &files, &r->diags);
     for (size_t i = 0; i < opt->nextra; i++)
         fs_walk(opt->extra_files[i], &files, &r->diags);
     if (opt->with_deployments)
@@ -270,6 +297,8 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
         slots[n].path = path;
         slots[n].fe = fe;
         slots[n].lang = lang;
+        if (stdin_path && !strcmp(path, stdin_path))
+            slots[n].from_stdin = opt->stdin_file;
         n++;
     }
     qsort(slots, n, sizeof *slots, cmp_slot);
@@ -347,6 +376,7 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
     free(slots);
     compdb_free(db);
     fs_list_free(&files);
+    free(stdin_path);
     return r;
 }
 

@@ -12,8 +12,20 @@
 #include <stddef.h>
 
 #include "project/project.h"
+#include "util/fsutil.h"
 #include "facts/facts.h"
 #include "frontend/frontend.h"
+
+/* Code read from standard input (check --stdin-filename NAME): scanned as the file path, whose
+ * on-disk copy, if any, is then not read. */
+typedef struct scan_stdin {
+    const char *path;              /* NAME as given */
+    const char *data;              /* NUL-terminated, len bytes; NULL when it could not be read */
+    size_t len;
+    fs_status status;              /* FS_TOO_LARGE: over the size limit (len: bytes seen) */
+    const char *err;               /* FS_ERROR: why */
+    size_t limit;                  /* the size limit it was read with */
+} scan_stdin;
 
 typedef struct scan_options {
     const kv_project *project;     /* never NULL */
@@ -24,6 +36,7 @@ typedef struct scan_options {
     size_t nextra;
     bool with_deployments;         /* also scan the project's `deployments:` globs */
     const char *compile_commands;  /* --compile-commands FILE, else NULL: found at a scanned root */
+    const scan_stdin *stdin_file;  /* or NULL; its path is among paths */
 } scan_options;
 
 typedef struct scan_stats {

@@ -13,6 +13,44 @@
 #include "util/xalloc.h"
 #include "util/strlist.h"
 
+/* Read fd to its end into a NUL-terminated heap buffer, never holding more than max_size + 1 bytes
+ * (a larger input is FS_TOO_LARGE with *len the bytes seen so far). hint: the expected size. */
+static fs_status read_all(int fd, size_t max_size, size_t hint, char **data, size_t *len, const char **err)
+{
+    size_t cap = (hint < max_size ? hint : max_size) + 1, n = 0;
+    char *buf = xmalloc(cap);
+    for (;;) {
+        if (n + 1 >= cap) {
+            if (cap > max_size + 1) {
+                free(buf);
+                *len = n;
+                return FS_TOO_LARGE;
+            }
+            buf = xgrow(buf, &cap, cap + 1, 1);
+        }
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            *err = strerror(errno);
+            free(buf);
+            return FS_ERROR;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+        if (n > max_size) {
+            free(buf);
+            *len = n;
+            return FS_TOO_LARGE;
+        }
+    }
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    return FS_OK;
+}
+
 fs_status fs_read_file(const char *path, size_t max_size, char **data, size_t *len, const char **err)
 {
     *data = NULL;
@@ -41,42 +79,17 @@ fs_status fs_read_file(const char *path, size_t max_size, char **data, size_t *l
         *len = (size_t)st.st_size;
         return FS_TOO_LARGE;
     }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *buf = xmalloc(cap);
-    for (;;) {
-        if (n + 1 >= cap) {
-            if (cap > max_size + 1) {
-                free(buf);
-                close(fd);
-                *len = n;
-                return FS_TOO_LARGE;
-            }
-            buf = xgrow(buf, &cap, cap + 1, 1);
-        }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            *err = strerror(errno);
-            free(buf);
-            close(fd);
-            return FS_ERROR;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-        if (n > max_size) {
-            free(buf);
-            close(fd);
-            *len = n;
-            return FS_TOO_LARGE;
-        }
-    }
+    fs_status r = read_all(fd, max_size, (size_t)st.st_size, data, len, err);
     close(fd);
-    buf[n] = '\0';
-    *data = buf;
-    *len = n;
-    return FS_OK;
+    return r;
+}
+
+fs_status fs_read_stream(int fd, size_t max_size, char **data, size_t *len, const char **err)
+{
+    *data = NULL;
+    *len = 0;
+    *err = NULL;
+    return read_all(fd, max_size, 64 << 10, data, len, err);
 }
 
 bool fs_looks_binary(const char *data, size_t len)
@@ -314,5 +327,34 @@ char *fs_normalize(const char *path)
     *w = '\0';
     free(parts);
     free(copy);
+    return out;
+}
+
+char *fs_canonical(const char *path)
+{
+    char *real = realpath(path, NULL);
+    if (real)
+        return real;
+    char *norm = fs_normalize(path);
+    const char *slash = strrchr(norm, '/');
+    if (!slash || !slash[1] || !strcmp(slash + 1, "..")) {
+        /* "name" below the working directory, or a path that ends in "..": from the cwd */
+        char *out = NULL;
+        if (!slash && strcmp(norm, "..") != 0) {
+            char *cwd = realpath(".", NULL);
+            out = cwd ? fs_join(cwd, norm) : NULL;
+            free(cwd);
+        }
+        if (!out)
+            out = xstrdup(norm);
+        free(norm);
+        return out;
+    }
+    char *dir = slash == norm ? xstrdup("/") : xstrndup(norm, (size_t)(slash - norm));
+    char *up = fs_canonical(dir);
+    char *out = fs_join(up, slash + 1);
+    free(up);
+    free(dir);
+    free(norm);
     return out;
 }

@@ -25,6 +25,9 @@ typedef enum fs_status { FS_OK, FS_TOO_LARGE, FS_ERROR } fs_status;
  * On FS_ERROR, *err names the errno text (static string). Only regular files are read: a FIFO,
  * socket or device is FS_ERROR, found without blocking (O_NONBLOCK open, then fstat). */
 fs_status fs_read_file(const char *path, size_t max_size, char **data, size_t *len, const char **err);
+/* The same for a stream (standard input, a pipe): read to its end, never holding more than
+ * max_size + 1 bytes, so a huge input is FS_TOO_LARGE (*len: the bytes seen), not an allocation. */
+fs_status fs_read_stream(int fd, size_t max_size, char **data, size_t *len, const char **err);
 bool fs_looks_binary(const char *data, size_t len);
 /* Turn each lone CR (old Mac line ends) into LF in place, as Python's universal newlines and
  * YAML read them; CRLF stays. Same length, so every byte offset stays true. */
@@ -52,5 +55,8 @@ void fs_list_free(fs_list *l);
 char *fs_join(const char *dir, const char *name);
 /* "a/./b/../c" -> "a/c"; strips a leading "./". Heap string. */
 char *fs_normalize(const char *path);
+/* realpath(path), or for a path that does not exist (yet: --stdin-filename), the realpath of its
+ * nearest existing folder joined with the rest, normalised. Heap string. */
+char *fs_canonical(const char *path);
 
 #endif

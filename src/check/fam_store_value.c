@@ -78,21 +78,50 @@ static const char *value_text(kv_arena *a, const kv_value *v, double x)
     return arena_printf(a, "%s = %s", v->text, ev_num(a, x));
 }
 
-/* A value (not a mask) clamped: the number attention computes with is off by the clamp's factor. */
-static const char *clamped_consequence(kv_arena *a, kv_operand op, double x, const path_result *hit, size_t n)
+/* What a value of known magnitude (not a mask) does to the attention arithmetic once stored as y
+ * (saturated, NaN or inf): a key multiplies the query (the logit q*x becomes q*y), a value its
+ * softmax weight w (the output term w*x becomes w*y). The facts do not know q or w (a query is no
+ * store, a weight is computed at run time), so the message names them and gives the factor y/x,
+ * which holds for every q and w. A latent MLA entry (kv) feeds both. */
+static const char *known_value_consequence(kv_arena *a, int outcome, kv_operand op, double x,
+                                           const path_result *hit, size_t n)
 {
     double y = x;
     for (size_t i = 0; i < n; i++)
-        if (hit[i].outcome == KVN_SATURATED) {
+        if (hit[i].outcome == outcome) {
             y = hit[i].stored;
             break;
         }
-    char ratio[32];
-    snprintf(ratio, sizeof ratio, "%.3g", x == 0 ? 1 : y / x);
+    /* a factor after "q*": a negative one in parentheses, q*(-300) */
+    const char *xs = arena_printf(a, x < 0 ? "(%s)" : "%s", ev_num(a, x));
+    const char *ys = arena_printf(a, y < 0 ? "(%s)" : "%s", ev_num(a, y));
+    if (outcome == KVN_SATURATED) {
+        char ratio[32];
+        snprintf(ratio, sizeof ratio, "%.3g", x == 0 ? 1 : y / x);
+        if (op == OPERAND_KEY)
+            return arena_printf(a, "the logit this key drives drops from q*%s to q*%s for every query q that "
+                                   "reads it (x%s; q is not known statically, the factor holds for any q)",
+                                xs, ys, ratio);
+        if (op == OPERAND_VALUE)
+            return arena_printf(a, "the output term this value adds drops from w*%s to w*%s wherever softmax "
+                                   "gives it weight w (x%s; w is computed at run time, the factor holds for any w)",
+                                xs, ys, ratio);
+        return arena_printf(a, "every logit and output computed from this latent entry sees %s instead of %s (x%s)",
+                            ev_num(a, y), ev_num(a, x), ratio);
+    }
+    bool nan = isnan(y);
     if (op == OPERAND_KEY)
-        return arena_printf(a, "every q.k that reads this entry sees %s instead of %s (x%s), so the logit it "
-                               "drives is that much smaller", ev_num(a, y), ev_num(a, x), ratio);
-    return arena_printf(a, "attention reads %s back instead of %s (x%s)", ev_num(a, y), ev_num(a, x), ratio);
+        return nan ? arena_printf(a, "the logit this key drives, q*%s, becomes NaN for every query q that reads it, "
+                                     "and so does the softmax row", xs)
+                   : arena_printf(a, "the logit this key drives, q*%s, becomes q*%s: NaN where q is 0, and a "
+                                     "+inf logit makes the softmax row NaN", xs, ys);
+    if (op == OPERAND_VALUE)
+        return nan ? arena_printf(a, "the output term this value adds, w*%s, becomes NaN for every softmax weight w, "
+                                     "0 included, so the attention output is NaN", xs)
+                   : arena_printf(a, "the output term this value adds, w*%s, becomes w*%s: an infinite attention "
+                                     "output, and NaN where w is 0", xs, ys);
+    return arena_printf(a, "every logit and output computed from this latent entry sees %s instead of %s",
+                        ev_num(a, y), ev_num(a, x));
 }
 
 /* A calibrated scale (int8 caches always have one; a checkpoint KV scheme ships k_scale/v_scale)
@@ -152,9 +181,10 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
                                   : ev_declared(a, &d->kv));
     ev_var(&vs, "stored", ev_stored_text(a, p, n));
     int worst = worst_outcome(hit, nhit, c->r);
-    ev_var(&vs, "consequence", v->kind == VK_FLOAT && worst == KVN_SATURATED
-                                   ? clamped_consequence(a, s->operand, x, hit, nhit)
-                                   : consequence(a, worst, s->operand, p, n, vt));
+    bool known = v->kind == VK_FLOAT && isfinite(x) && (worst == KVN_SATURATED || worst == KVN_OVERFLOW_NAN ||
+                                         worst == KVN_OVERFLOW_INF);
+    ev_var(&vs, "consequence", known ? known_value_consequence(a, worst, s->operand, x, hit, nhit)
+                                     : consequence(a, worst, s->operand, p, n, vt));
     ev_var(&vs, "sink", s->sink ? s->sink : "the cache");
     ev_var(&vs, "operand", operand_name(s->operand));
     ev_var(&vs, "readback", ev_num(a, p[0].stored));

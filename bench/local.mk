@@ -48,3 +48,10 @@ EXTRA_DIST += bench/cxx.sh bench/cxx.results.md
 bench-cxx: src/kvlint$(EXEEXT)
 	@test -n "$(TREE)" || { echo "usage: make bench-cxx TREE=DIR" >&2; exit 2; }
 	$(SHELL) $(srcdir)/bench/cxx.sh . "$(TREE)"
+
+# Peak memory of the report writers on a report of many findings (DOCS generated YAML documents,
+# one finding each; default 100000). make bench-report [DOCS=N]
+EXTRA_DIST += bench/report-size.sh bench/report.results.md
+.PHONY: bench-report
+bench-report: src/kvlint$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/report-size.sh . $(DOCS)

@@ -142,17 +142,27 @@ static void footer(json_writer *w)
     json_object_end(w);
 }
 
-static bool write_text(const char *path, const strbuf *text, strbuf *why)
+/* Open path for a baseline and start its JSON there (the entries stream to the file). */
+static bool baseline_open(out_file *o, json_writer *w, const char *path, strbuf *why)
 {
     char err[512];
-    out_file o;
-    if (!out_file_open(&o, path, err, sizeof err)) {
+    if (!out_file_open(o, path, err, sizeof err)) {
         sb_adds(why, err);
         return false;
     }
-    fputs(sb_str(text), o.f);
-    fputc('\n', o.f);
-    if (!out_file_commit(&o, err, sizeof err)) {
+    json_init_file(w, o->f, true);
+    header(w);
+    return true;
+}
+
+/* Finish the JSON and replace the target with it, or leave the target as it was. */
+static bool baseline_commit(out_file *o, json_writer *w, strbuf *why)
+{
+    char err[512];
+    footer(w);
+    json_finish(w);
+    fputc('\n', o->f);
+    if (!out_file_commit(o, err, sizeof err)) {
         sb_adds(why, err);
         return false;
     }
@@ -176,34 +186,28 @@ bool baseline_write_findings(const char *path, const finding_list *l, const repo
     for (size_t i = 0; i < l->v.n; i++)
         o[i] = (ordered){ fps[i].text, i };
     qsort(o, l->v.n, sizeof *o, cmp_ordered);
-    strbuf sb = STRBUF_INIT;
+    out_file out;
     json_writer w;
-    json_init(&w, &sb, true);
-    header(&w);
-    for (size_t k = 0; k < l->v.n; k++) {
+    bool ok = baseline_open(&out, &w, path, why);
+    for (size_t k = 0; ok && k < l->v.n; k++) {
         const finding *f = &l->v.v[o[k].i];
         entry_json(&w, o[k].fp, f->rule->id, report_path(f->loc.path), f->loc.line, f->message);
     }
-    footer(&w);
-    bool ok = write_text(path, &sb, why);
-    sb_release(&sb);
+    ok = ok && baseline_commit(&out, &w, why);
     free(o);
     return ok;
 }
 
 bool baseline_write_pruned(const char *path, const baseline *b, strbuf *why)
 {
-    strbuf sb = STRBUF_INIT;
+    out_file out;
     json_writer w;
-    json_init(&w, &sb, true);
-    header(&w);
+    if (!baseline_open(&out, &w, path, why))
+        return false;
     for (size_t i = 0; i < b->n; i++)
         if (b->v[i].seen)
             entry_json(&w, b->v[i].fingerprint, b->v[i].rule, b->v[i].path, b->v[i].line, b->v[i].message);
-    footer(&w);
-    bool ok = write_text(path, &sb, why);
-    sb_release(&sb);
-    return ok;
+    return baseline_commit(&out, &w, why);
 }
 
 bool baseline_replaceable(const char *path, strbuf *why)

@@ -251,9 +251,8 @@ static shared_scale shared_of(kvn_dtype d, const cast_args *a, const double *in,
 
 static void print_json(const kvn_dtype_info *info, const cast_args *a, const kvn_result *res, const shared_scale *sh)
 {
-    strbuf out = STRBUF_INIT;
     json_writer w;
-    json_init(&w, &out, true);
+    json_init_file(&w, stdout, true);
     json_object_begin(&w);
     json_kv_string(&w, "dtype", info->name);
     if (a->path_given)
@@ -275,8 +274,7 @@ static void print_json(const kvn_dtype_info *info, const cast_args *a, const kvn
     }
     json_array_end(&w);
     json_object_end(&w);
-    fputs(sb_str(&out), stdout);
-    sb_release(&out);
+    json_finish(&w);
 }
 
 static void print_text(const kvn_dtype_info *info, const cast_args *a, const kvn_result *res, const shared_scale *sh)

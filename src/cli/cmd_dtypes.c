@@ -118,9 +118,8 @@ static void json_dtype(json_writer *w, kvn_dtype d)
 
 static void print_json(void)
 {
-    strbuf out = STRBUF_INIT;
     json_writer w;
-    json_init(&w, &out, true);
+    json_init_file(&w, stdout, true);
     json_object_begin(&w);
     json_key(&w, "dtypes");
     json_array_begin(&w);
@@ -128,8 +127,7 @@ static void print_json(void)
         json_dtype(&w, (kvn_dtype)d);
     json_array_end(&w);
     json_object_end(&w);
-    fputs(sb_str(&out), stdout);
-    sb_release(&out);
+    json_finish(&w);
 }
 
 static void print_text(void)

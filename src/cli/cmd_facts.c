@@ -121,9 +121,8 @@ static void json_suppression(json_writer *w, const char *path, const suppression
 
 static void print_json(const session *s)
 {
-    strbuf out = STRBUF_INIT;
     json_writer jw, *w = &jw;
-    json_init(w, &out, true);
+    json_init_file(w, stdout, true);
     json_object_begin(w);
     json_key(w, "stores");
     json_array_begin(w);
@@ -161,8 +160,7 @@ static void print_json(const session *s)
         json_deployment(w, &s->deployments->v[i]);
     json_array_end(w);
     json_object_end(w);
-    fputs(sb_str(&out), stdout);
-    sb_release(&out);
+    json_finish(w);
 }
 
 static void text_value(const kv_value *v)

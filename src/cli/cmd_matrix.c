@@ -210,9 +210,8 @@ static void print_text(const matrix *m)
 
 static void print_json(const matrix *m)
 {
-    strbuf sb = STRBUF_INIT;
     json_writer w;
-    json_init(&w, &sb, true);
+    json_init_file(&w, stdout, true);
     json_object_begin(&w);
     json_kv_int(&w, "version", JSON_REPORT_VERSION);
     json_key(&w, "model_dtypes");
@@ -250,8 +249,7 @@ static void print_json(const matrix *m)
     }
     json_array_end(&w);
     json_object_end(&w);
-    fputs(sb_str(&sb), stdout);
-    sb_release(&sb);
+    json_finish(&w);
 }
 
 static matrix *matrix_new(void)

@@ -46,9 +46,9 @@ static void issue(json_writer *w, const char *check, const char *desc, const cha
 
 void report_gitlab(FILE *out, const report_input *in)
 {
-    strbuf sb = STRBUF_INIT, desc = STRBUF_INIT;
+    strbuf desc = STRBUF_INIT;
     json_writer w;
-    json_init(&w, &sb, true);
+    json_init_file(&w, out, true);
     source_cache *sc = report_source_cache(in);
     report_fingerprint *fps = report_fingerprints(sc, in->findings);
     char buf[4096];
@@ -73,8 +73,7 @@ void report_gitlab(FILE *out, const report_input *in)
               d->path ? report_repo_path(in, d->path, buf, sizeof buf) : ".", d->line);
     }
     json_array_end(&w);
-    fputs(sb_str(&sb), out);
-    sb_release(&sb);
+    json_finish(&w);
     sb_release(&desc);
     free(fps);
     source_cache_free(sc);

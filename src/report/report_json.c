@@ -101,9 +101,8 @@ static void diagnostics_json(json_writer *w, const report_input *in)
 
 void report_json(FILE *out, const report_input *in)
 {
-    strbuf sb = STRBUF_INIT;
     json_writer w;
-    json_init(&w, &sb, true);
+    json_init_file(&w, out, true);
     source_cache *sc = report_source_cache(in);
     report_fingerprint *fps = report_fingerprints(sc, in->findings);
     size_t count[3] = { 0, 0, 0 };
@@ -139,8 +138,7 @@ void report_json(FILE *out, const report_input *in)
     json_object_end(&w);
     diagnostics_json(&w, in);
     json_object_end(&w);
-    fputs(sb_str(&sb), out);
-    sb_release(&sb);
+    json_finish(&w);
     free(fps);
     source_cache_free(sc);
 }

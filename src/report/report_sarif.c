@@ -263,9 +263,8 @@ static void invocation(json_writer *w, const report_input *in)
 
 void report_sarif(FILE *out, const report_input *in)
 {
-    strbuf sb = STRBUF_INIT;
     json_writer w;
-    json_init(&w, &sb, true);
+    json_init_file(&w, out, true);
     source_cache *sc = report_source_cache(in);
     report_fingerprint *fps = report_fingerprints(sc, in->findings);
     json_object_begin(&w);
@@ -298,8 +297,7 @@ void report_sarif(FILE *out, const report_input *in)
     json_object_end(&w);
     json_array_end(&w);
     json_object_end(&w);
-    fputs(sb_str(&sb), out);
-    sb_release(&sb);
+    json_finish(&w);
     free(fps);
     source_cache_free(sc);
 }

@@ -15,6 +15,36 @@ void json_init(json_writer *w, strbuf *out, bool pretty)
     w->pretty = pretty;
 }
 
+void json_init_file(json_writer *w, FILE *f, bool pretty)
+{
+    json_init(w, NULL, pretty);
+    w->sink = f;
+    w->out = &w->spill;
+}
+
+static void spill(json_writer *w)
+{
+    if (w->out->len)
+        fwrite(w->out->buf, 1, w->out->len, w->sink);
+    sb_reset(w->out);
+}
+
+/* Called between items: a file writer keeps at most about JSON_SPILL_BYTES (plus one item). */
+static void maybe_spill(json_writer *w)
+{
+    if (w->sink && w->out->len >= JSON_SPILL_BYTES)
+        spill(w);
+}
+
+void json_finish(json_writer *w)
+{
+    if (!w->sink)
+        return;
+    spill(w);
+    sb_release(&w->spill);
+    w->out = &w->spill;
+}
+
 static void newline(json_writer *w)
 {
     if (!w->pretty)
@@ -27,6 +57,7 @@ static void newline(json_writer *w)
 /* Separator and indentation before a value or a key. */
 static void before_item(json_writer *w)
 {
+    maybe_spill(w);
     if (w->after_key) {
         w->after_key = false;
         return;

@@ -161,6 +161,56 @@ START_TEST(json_writer_shape_and_escapes)
 }
 END_TEST
 
+/* The same document through a strbuf and streamed to a file: the same bytes, and the streaming
+ * writer never holds much more than JSON_SPILL_BYTES (so a report's memory does not grow with it). */
+static void big_document(json_writer *w, size_t *most, const strbuf *held)
+{
+    json_object_begin(w);
+    json_key(w, "items");
+    json_array_begin(w);
+    for (int i = 0; i < 20000; i++) {
+        json_object_begin(w);
+        json_kv_int(w, "i", i);
+        json_kv_string(w, "text", "a message of a finding, \"quoted\", with a tab\t");
+        json_object_end(w);
+        if (held && held->len > *most)
+            *most = held->len;
+    }
+    json_array_end(w);
+    json_object_end(w);
+}
+
+START_TEST(json_writer_streams_to_file)
+{
+    strbuf sb = STRBUF_INIT;
+    json_writer w;
+    size_t most = 0;
+    json_init(&w, &sb, true);
+    big_document(&w, &most, NULL);
+    ck_assert_uint_gt(sb.len, 16 * JSON_SPILL_BYTES);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    json_writer fw;
+    json_init_file(&fw, f, true);
+    big_document(&fw, &most, &fw.spill);
+    json_finish(&fw);
+    ck_assert_uint_lt(most, JSON_SPILL_BYTES + 256);
+    ck_assert_ptr_null(fw.spill.buf);   /* json_finish released the buffer */
+    ck_assert_int_eq(fflush(f), 0);
+    ck_assert_int_eq(ferror(f), 0);
+    long n = ftell(f);
+    ck_assert_int_eq(n, (long)sb.len);
+    char *got = malloc((size_t)n);
+    ck_assert_ptr_nonnull(got);
+    rewind(f);
+    ck_assert_uint_eq(fread(got, 1, (size_t)n, f), (size_t)n);
+    ck_assert_int_eq(memcmp(got, sb.buf, (size_t)n), 0);
+    free(got);
+    fclose(f);
+    sb_release(&sb);
+}
+END_TEST
+
 START_TEST(json_writer_pretty)
 {
     strbuf sb = STRBUF_INIT;
@@ -333,6 +383,7 @@ int main(void)
     tcase_add_test(t, json_numbers_round_trip);
     tcase_add_test(t, json_writer_shape_and_escapes);
     tcase_add_test(t, json_writer_pretty);
+    tcase_add_test(t, json_writer_streams_to_file);
     tcase_add_test(t, normalize_paths);
     tcase_add_test(t, walk_sorted_skips_and_no_loops);
     tcase_add_test(t, read_file_limits);

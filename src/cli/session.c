@@ -65,7 +65,7 @@ int session_option(session_options *o, int c, const char *arg, const char *cmd)
         o->configs[o->nconfigs++] = arg;
         return 1;
     case 0x103: o->model_config = arg; return 1;
-    case 0x104:
+    case 0x104: {
         kvn_platform p;
         if (!kvn_platform_parse(arg, &p)) {
             usage_error(cmd, "--platform is cuda, cuda-sm75, rocm or cpu, not '%s'", arg);
@@ -73,6 +73,7 @@ int session_option(session_options *o, int c, const char *arg, const char *cmd)
         }
         o->platform = arg;
         return 1;
+    }
     case 0x105: o->whatif_kv = arg; return 1;
     case 0x106: o->whatif_model = arg; return 1;
     case 0x107: o->compile_commands = arg; return 1;

@@ -3,6 +3,7 @@
  * (grammars/cxx/cxx.tsv, and the `cache` patterns of grammars/python/sinks.tsv so that both front
  * ends name caches alike). Read-only afterwards. It knows no syntax.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,11 @@
 #include "util/xalloc.h"
 
 enum { TABLE_MAX_BYTES = 1 << 20, MAX_FIELDS = 9 };
+
+/* The analysis budget per file (docs/limits.md), the Python front end's numbers: the most a real
+ * kernel file needs is 0.54 steps per byte (vLLM's csrc/ and SGLang's sgl-kernel/, at most 36,595
+ * steps for csrc/rocm/attention.cu: bench/cxx.results.md), at least 24 times below its budget. */
+enum { CXX_BUDGET_STEPS = 100000, CXX_BUDGET_STEPS_PER_BYTE = 10 };
 
 static size_t split_tabs(char *line, char **f)
 {
@@ -152,7 +158,8 @@ cxx_state *cxx_state_load(const char *datadir, diag_list *diags)
     st->stubs = arena_strdup(st->arena, stubs);
     load_table(st, cxx, false, diags);
     load_table(st, py, true, diags);
-    st->budget_seconds = 20;
+    st->budget_steps = CXX_BUDGET_STEPS;
+    st->budget_steps_per_byte = CXX_BUDGET_STEPS_PER_BYTE;
     st->budget_bytes = (size_t)1 << 30;
     st->pch = cxx_pch_new();
     free(dir);
@@ -215,4 +222,22 @@ const cxx_member *cxx_find_member(const cxx_state *st, const char *name)
         if (strcmp(st->members.v[i].name, name) == 0)
             return &st->members.v[i];
     return NULL;
+}
+
+cxx_budget cxx_budget_for(const cxx_state *st, size_t len)
+{
+    size_t per = st->budget_steps_per_byte, total = st->budget_steps;
+    total = per && len > (SIZE_MAX - total) / per ? SIZE_MAX : total + per * len;
+    return (cxx_budget){ .left = total, .total = total, .spent = total == 0 };
+}
+
+bool cxx_charge(cxx_budget *b, size_t n)
+{
+    if (b->spent || b->left < n) {
+        b->left = 0;
+        b->spent = true;
+        return false;
+    }
+    b->left -= n;
+    return true;
 }

@@ -20,6 +20,10 @@
  * Only stores that may hold a special value (|x| >= 1e4, inf, a numeric limit) become facts.
  * Arithmetic is not folded (1e2f * 1e3f is unknown): every special value therefore starts at a
  * literal of magnitude >= 1e4 or at a word of the table, which is what the prefilter looks for.
+ * Every cursor visited, expression evaluated and assignment compared is a step of the unit's
+ * budget (cxx_budget); when it is spent the walk stops where it is and the file gets a note: a
+ * count, not a clock, so the facts of a file do not depend on the machine's load (a variable with
+ * many assignments of variables with many assignments costs their product).
  * libclang 14 exposes no operator kinds, so an operator is read from the source bytes after the
  * left operand; a store whose left operand ends inside a macro expansion is not seen.
  */
@@ -27,7 +31,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "cxx/cxxfe.h"
 #include "util/strlist.h"
@@ -75,9 +78,7 @@ typedef struct fn_ctx {
     cxx_dispatch dispatch;    /* the unit's instantiations (cxxtypes.c) */
     CXCursor visiting[MAX_DEPTH];
     size_t nvisiting;
-    struct timespec start;
-    size_t visited;
-    bool over_budget;
+    cxx_budget budget;        /* the unit's: every walker below charges it */
 } fn_ctx;
 
 static bool offset_of(const fn_ctx *x, CXSourceLocation l, unsigned *off)
@@ -123,13 +124,6 @@ static char unop_char(const fn_ctx *x, CXCursor c)
 }
 
 /* ---- values ---- */
-
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 static void add_val(cvals *out, const cval *v)
 {
@@ -445,7 +439,7 @@ static cvals eval_var(fn_ctx *x, CXCursor ref, CXCursor var, int depth)
             r.unknown = true;  /* x = f(x): a loop through the variable */
             return r;
         }
-    if (x->nvisiting >= MAX_DEPTH) {
+    if (x->nvisiting >= MAX_DEPTH || !cxx_charge(&x->budget, x->assigns.n)) {
         r.unknown = true;
         return r;
     }
@@ -480,7 +474,7 @@ static cvals eval_var(fn_ctx *x, CXCursor ref, CXCursor var, int depth)
 static cvals eval(fn_ctx *x, CXCursor c, int depth)
 {
     cvals r = { .n = 0 };
-    if (depth > MAX_DEPTH || x->over_budget) {
+    if (depth > MAX_DEPTH || !cxx_charge(&x->budget, 1)) {
         r.unknown = true;
         return r;
     }
@@ -609,7 +603,7 @@ static bool is_cache_ptr(fn_ctx *x, CXCursor decl, int depth)
     const cxx_conv *te = cxx_type_entry(x->st, element_type(clang_getCursorType(decl)));
     if (te && te->dt_kind == CXD_KV)
         return true;
-    if (clang_getCursorKind(decl) != CXCursor_VarDecl)
+    if (clang_getCursorKind(decl) != CXCursor_VarDecl || !cxx_charge(&x->budget, x->assigns.n))
         return false;
     for (size_t i = 0; i < x->assigns.n; i++)
         if (clang_equalCursors(x->assigns.v[i].var, decl) && !clang_Cursor_isNull(x->assigns.v[i].expr)) {
@@ -684,10 +678,8 @@ static enum CXChildVisitResult prepass(CXCursor c, CXCursor parent, CXClientData
 {
     (void)parent;
     fn_ctx *x = d;
-    if (++x->visited % 1024 == 0 && seconds_since(&x->start) > x->st->budget_seconds) {
-        x->over_budget = true;
+    if (!cxx_charge(&x->budget, 1))
         return CXChildVisit_Break;
-    }
     enum CXCursorKind k = clang_getCursorKind(c);
     if (k == CXCursor_VarDecl) {
         cxx_kids_t kd = cxx_kids(c);
@@ -840,7 +832,7 @@ static void analyze_function(fn_ctx *x, CXCursor fn)
     x->stores.n = x->stores.cap = 0;
     x->stores.v = NULL;
     clang_visitChildren(fn, prepass, x);
-    for (size_t i = 0; i < x->stores.n && !x->over_budget; i++) {
+    for (size_t i = 0; i < x->stores.n && cxx_charge(&x->budget, 1); i++) {
         CXCursor base = pointer_base(x->stores.v[i].lhs);
         if (!clang_Cursor_isNull(base) && is_cache_ptr(x, base, 0))
             emit_store(x, &x->stores.v[i], base);
@@ -857,7 +849,7 @@ static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent, CXClientDa
 {
     (void)parent;
     fn_ctx *x = d;
-    if (x->over_budget)
+    if (!cxx_charge(&x->budget, 1))
         return CXChildVisit_Break;
     if (!clang_Location_isFromMainFile(clang_getCursorLocation(c)))
         return CXChildVisit_Continue;
@@ -876,21 +868,20 @@ static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent, CXClientDa
 void cxx_analyze_unit(const cxx_state *st, CXTranslationUnit tu, const fe_source *src, file_facts *out)
 {
     fn_ctx x = { .st = st, .tu = tu, .src = src, .out = out, .a = out->arena };
-    clock_gettime(CLOCK_MONOTONIC, &x.start);
     CXFile mf = clang_getFile(tu, src->path);
     x.buf = mf ? clang_getFileContents(tu, mf, &x.buflen) : NULL;
     if (!x.buf) {
         x.buf = src->data;
         x.buflen = src->len;
     }
-    x.over_budget = st->budget_seconds <= 0;
-    if (!x.over_budget)
-        cxx_dispatch_collect(tu, src, x.a, &x.dispatch);
-    if (!x.over_budget)
+    x.budget = cxx_budget_for(st, x.buflen);
+    cxx_dispatch_collect(tu, src, x.a, &x.budget, &x.dispatch);
+    if (!x.budget.spent)
         clang_visitChildren(clang_getTranslationUnitCursor(tu), top_level, &x);
-    if (x.over_budget)
+    if (x.budget.spent)
         diag_limit(&out->diags, DIAG_NOTE, src->path, 0, 0,
-                   "analysis stopped after the %.0f s budget per file; "
+                   "analysis stopped after its budget of %zu steps for this file (%zu + %zu per byte); "
                    "stores after that point are not checked",
-                   st->budget_seconds);
+                   x.budget.total, st->budget_steps, st->budget_steps_per_byte);
+
 }

@@ -67,7 +67,8 @@ typedef struct cxx_state {
     ARENA_VEC(cxx_member) members;     /* numeric_limits members */
     ARENA_VEC(cxx_argword) argwords;
     ARENA_VEC(cxx_pch_header) pch_headers;  /* the system headers precompiled once per run */
-    double budget_seconds;     /* analysis per translation unit (wall clock, after the parse) */
+    size_t budget_steps;       /* analysis steps per translation unit: this, plus */
+    size_t budget_steps_per_byte;  /* this many per byte of the main file (cxx_budget_for) */
     size_t budget_bytes;       /* libclang memory per translation unit */
     cxx_pch *pch;              /* mutable, behind its own lock (cxxpch.c); NULL: none */
 } cxx_state;
@@ -77,6 +78,22 @@ void cxx_state_free(cxx_state *st);
 const cxx_conv *cxx_find(const cxx_conv *v, size_t n, const char *name);
 bool cxx_is_cache_name(const cxx_state *st, const char *name, size_t n);
 const cxx_member *cxx_find_member(const cxx_state *st, const char *name);
+
+/* ---- the analysis budget (cxxdata.c) ---- */
+
+/* Work the analysis of one unit may do, counted in steps (a cursor visited, an expression
+ * evaluated, an assignment compared), never in time: the same file stops at the same place on
+ * every machine and under any load. Invariant: spent is set once left would go below zero, and
+ * then stays set; every walker stops at its next charge. */
+typedef struct cxx_budget {
+    size_t left, total;
+    bool spent;
+} cxx_budget;
+
+/* The budget of a main file of len bytes: budget_steps + budget_steps_per_byte * len. */
+cxx_budget cxx_budget_for(const cxx_state *st, size_t len);
+/* Charge n steps; false (and spent) when the budget does not hold them. */
+bool cxx_charge(cxx_budget *b, size_t n);
 
 /* ---- precompiled headers (cxxpch.c) ---- */
 
@@ -146,7 +163,8 @@ typedef struct cxx_dispatch {
     ARENA_VEC(cxx_inst) v;
 } cxx_dispatch;
 
-void cxx_dispatch_collect(CXTranslationUnit tu, const fe_source *src, kv_arena *a, cxx_dispatch *out);
+/* The unit's instantiations, one step of b per cursor visited (stops when b is spent). */
+void cxx_dispatch_collect(CXTranslationUnit tu, const fe_source *src, kv_arena *a, cxx_budget *b, cxx_dispatch *out);
 
 enum { CXX_MAX_PARAM_TYPES = 8 };
 /* What a template's type parameter is at the unit's sites: the distinct fixed float types of the

@@ -57,6 +57,7 @@ typedef struct walk {
     CXTranslationUnit tu;
     const fe_source *src;
     kv_arena *a;
+    cxx_budget *budget;        /* one step per cursor visited, one per token read */
     cxx_dispatch *out;
 } walk;
 
@@ -93,6 +94,8 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
 {
     (void)parent;
     walk *w = d;
+    if (!cxx_charge(w->budget, 1))
+        return CXChildVisit_Break;
     if (clang_getCursorKind(c) == CXCursor_CallExpr)
         add_call(w, c);
     return CXChildVisit_Recurse;
@@ -102,6 +105,8 @@ static enum CXChildVisitResult top(CXCursor c, CXCursor parent, CXClientData d)
 {
     (void)parent;
     walk *w = d;
+    if (w->budget->spent)
+        return CXChildVisit_Break;
     if (clang_Location_isFromMainFile(clang_getCursorLocation(c)))
         clang_visitChildren(c, visit, w);
     return CXChildVisit_Continue;
@@ -178,6 +183,10 @@ static void explicit_instantiations(walk *w)
                                      clang_getLocationForOffset(w->tu, f, (unsigned)len));
     toks t = { .tu = w->tu };
     clang_tokenize(w->tu, r, &t.v, &t.n);
+    if (!cxx_charge(w->budget, t.n)) {
+        clang_disposeTokens(w->tu, t.v, t.n);
+        return;
+    }
     for (unsigned i = 0; i + 1 < t.n; i++) {
         if (!tok_is(&t, i, "template") || tok_is(&t, i + 1, "<") || tok_is(&t, i + 1, "class") ||
             tok_is(&t, i + 1, "struct"))
@@ -202,9 +211,9 @@ static void explicit_instantiations(walk *w)
     clang_disposeTokens(w->tu, t.v, t.n);
 }
 
-void cxx_dispatch_collect(CXTranslationUnit tu, const fe_source *src, kv_arena *a, cxx_dispatch *out)
+void cxx_dispatch_collect(CXTranslationUnit tu, const fe_source *src, kv_arena *a, cxx_budget *b, cxx_dispatch *out)
 {
-    walk w = { .tu = tu, .src = src, .a = a, .out = out };
+    walk w = { .tu = tu, .src = src, .a = a, .budget = b, .out = out };
     clang_visitChildren(clang_getTranslationUnitCursor(tu), top, &w);
     explicit_instantiations(&w);
 }

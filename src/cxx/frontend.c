@@ -278,8 +278,8 @@ static void cxx_analyze(const fe_source *src, const fe_context *ctx, file_facts 
     cxx_report_diagnostics(tu, src, out);
     /* libclang 14 cannot interrupt a parse: its memory is checked once it returns, and over the
      * budget the unit is released unanalysed (at once, before other threads' units add to it). The
-     * time budget is the analysis's own: a wall-clock limit on the parse would depend on the load of
-     * the machine, not on the file. */
+     * analysis counts its own steps (cxxeval.c); nothing here is timed, so what a file yields does
+     * not depend on the load of the machine. */
     size_t bytes = cxx_unit_bytes(tu);
     if (bytes > st->budget_bytes)
         diag_limit(&out->diags, DIAG_NOTE, src->path, 0, 0,

@@ -118,6 +118,26 @@ printf '#include <cuda_fp16.h>\n#include <float.h>\n#include "torch/all.h"\n__gl
 (cd "$tmpdir/missing" && "$KVLINT" check . >"$tmpdir/missing.out" 2>"$tmpdir/missing.err")
 expect_status "missing header: still checked" 1 $?
 expect_contains "missing header: a note" "$tmpdir/missing.err" "m.cu:3:1: note: 1 included file not found (first: torch/all.h)"
+# The analysis budget is a count of steps: a generated kernel whose variable chain costs 10^12
+# evaluations stops at it with a note (the run is incomplete, exit 2); the store before it is found.
+mkdir -p "$tmpdir/budget"
+"$PYTHON3" - "$tmpdir/budget/fanout.cu" <<'EOF_PY'
+import sys
+out = ["#include <cuda_fp16.h>",
+       "__global__ void early(__half* k_cache) { k_cache[0] = __float2half(-1e9f); }",
+       "__global__ void fanout(__half* v_cache, int c) {", "    float a0 = -1e9f;"]
+for i in range(1, 13):  # a_i has ten assignments of a_(i-1): 10^12 ways to a0
+    out.append("    float a%d = a%d;" % (i, i - 1))
+    out += ["    if (c == %d) a%d = a%d;" % (j, i, i - 1) for j in range(9)]
+out += ["    v_cache[0] = __float2half(a12);", "}"]
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+EOF_PY
+(cd "$tmpdir/budget" && "$KVLINT" check --format json fanout.cu >"$tmpdir/budget.json" 2>"$tmpdir/budget.err")
+expect_status "step budget: incomplete run" 2 $?
+expect_contains "step budget: the note" "$tmpdir/budget.err" \
+    "fanout.cu: note: analysis stopped after its budget of 131870 steps for this file (100000 + 10 per byte)"
+got=$("$PYTHON3" -c 'import json, sys; d = json.load(open(sys.argv[1])); print([(f["rule"], f["line"]) for f in d["findings"]], d["summary"]["limited"])' "$tmpdir/budget.json")
+if [ "$got" = "[('KV001', 2)] 1" ]; then pass "step budget: the store before it is checked"; else fail "step budget: $got"; fi
 # Garbage in a .cu file: a note at most, never a crash.
 head -c 20000 /dev/urandom | tr -d '\000' >"$tmpdir/missing/garbage.cu"
 printf 'float* k_cache; -1e9f;\n' >>"$tmpdir/missing/garbage.cu"

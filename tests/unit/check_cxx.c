@@ -6,6 +6,7 @@
  * setting, none where an include folder would shadow a header of the set) and the per-file budgets.
  */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,13 +275,14 @@ START_TEST(pch_per_setting)
 END_TEST
 
 /* Analyse one fixture file through the front end with the given budgets; its store count. */
-static size_t analyse_with(double seconds, size_t bytes, const char *expect_note)
+static size_t analyse_with(size_t steps, size_t per_byte, size_t bytes, const char *expect_note)
 {
     kv_arena *a = arena_new();
     diag_list d;
     diag_init(&d, a);
     cxx_state *st = cxx_state_load(srcdir(), &d);
-    st->budget_seconds = seconds;
+    st->budget_steps = steps;
+    st->budget_steps_per_byte = per_byte;
     st->budget_bytes = bytes;
     char *path = fs_join(srcdir(), "tests/fixtures/cxx/half_cache/write_half.cu");
     char *data;
@@ -304,11 +306,33 @@ static size_t analyse_with(double seconds, size_t bytes, const char *expect_note
     return stores;
 }
 
+START_TEST(budget_arithmetic)
+{
+    cxx_state st = { .budget_steps = 10, .budget_steps_per_byte = 3 };
+    cxx_budget b = cxx_budget_for(&st, 5);
+    ck_assert_uint_eq(b.total, 25);
+    ck_assert(cxx_charge(&b, 20));
+    ck_assert(cxx_charge(&b, 5));
+    ck_assert(!b.spent);
+    ck_assert(!cxx_charge(&b, 1));
+    ck_assert(b.spent);
+    ck_assert(!cxx_charge(&b, 0)); /* spent stays spent */
+    st.budget_steps_per_byte = SIZE_MAX;
+    ck_assert_uint_eq(cxx_budget_for(&st, 2).total, SIZE_MAX); /* saturates, never wraps */
+    st.budget_steps = st.budget_steps_per_byte = 0;
+    ck_assert(cxx_budget_for(&st, 100).spent);
+}
+END_TEST
+
 START_TEST(budgets)
 {
-    ck_assert_uint_gt(analyse_with(20, (size_t)1 << 30, ""), 0);
-    ck_assert_uint_eq(analyse_with(20, 1, "over the 0 MB budget per file"), 0);
-    ck_assert_uint_eq(analyse_with(0, (size_t)1 << 30, "after the 0 s budget per file"), 0);
+    ck_assert_uint_gt(analyse_with(100000, 10, (size_t)1 << 30, ""), 0);
+    ck_assert_uint_eq(analyse_with(100000, 10, 1, "over the 0 MB budget per file"), 0);
+    ck_assert_uint_eq(analyse_with(0, 0, (size_t)1 << 30, "after its budget of 0 steps for this file (0 + 0 per byte)"), 0);
+    /* A few hundred steps: the dispatch walk fits, the function's walk does not. */
+    ck_assert_uint_eq(analyse_with(300, 0, (size_t)1 << 30, "after its budget of 300 steps"), 0);
+    /* The budget is a count, not a clock: the same budget gives the same facts every time. */
+    ck_assert_uint_eq(analyse_with(100000, 10, (size_t)1 << 30, ""), analyse_with(100000, 10, (size_t)1 << 30, ""));
 }
 END_TEST
 
@@ -323,6 +347,7 @@ int main(void)
     tcase_add_test(t, prefilter_sound_fixtures);
     tcase_add_test(t, prefilter_sound_corpus);
     tcase_add_test(t, pch_per_setting);
+    tcase_add_test(t, budget_arithmetic);
     tcase_add_test(t, budgets);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);

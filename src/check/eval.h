@@ -109,6 +109,8 @@ enum { MAX_PATHS = 3 };
  * engine uses. Returns the number of paths filled (0 when kv is not modelled). */
 size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, kvn_platform platform, double x,
                    path_result out[MAX_PATHS]);
+/* Does a store's coded conversion (store_fact.conv, not CONV_ENGINE) saturate into kv? */
+bool store_conv_saturates(store_conv conv, kvn_dtype kv);
 /* The one path of a store that converts in the code (a C++/CUDA store: store_fact.conv), labelled
  * with the conversion as written; the value is a float register, not a model-dtype tensor. */
 size_t store_path_coded(const char *api, bool saturating, kvn_dtype kv, double x, kv_arena *a,

@@ -149,7 +149,7 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
     if (v->kind == VK_FLOAT && kvi && (kvi->kind == KVN_KIND_BLOCK || kvi->kind == KVN_KIND_DYNAMIC))
         return false;
     path_result p[MAX_PATHS];
-    size_t n = coded ? store_path_coded(s->conv_api, s->conv == CONV_SATURATING, kv, x, a, p)
+    size_t n = coded ? store_path_coded(s->conv_api, store_conv_saturates(s->conv, kv), kv, x, a, p)
                      : store_paths(engine, kv, d->model.dtype, d->platform, x, p);
     path_result hit[MAX_PATHS];
     size_t nhit = 0;
@@ -177,7 +177,10 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
     else
         ev_var(&vs, "dtype", ev_dtype_name(kv));
     ev_var(&vs, "model_dtype", ev_dtype_name(d->model.dtype));
-    ev_var(&vs, "declared", fixed ? arena_printf(a, "the element type of %s in the code", s->sink ? s->sink : "the cache")
+    ev_var(&vs, "declared", fixed ? arena_printf(a, "the element type of %s in the code",
+                                                  /* a sink call's cache is its argument, not the sink */
+                                                  s->family == SINK_CACHE_OP && s->tensor ? s->tensor
+                                                  : s->sink ? s->sink : "the cache")
                                   : ev_declared(a, &d->kv));
     ev_var(&vs, "stored", ev_stored_text(a, p, n));
     int worst = worst_outcome(hit, nhit, c->r);

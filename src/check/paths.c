@@ -36,6 +36,19 @@ static bool is_fp8(kvn_fmt f)
     return f == KVN_E4M3 || f == KVN_E4M3FNUZ || f == KVN_E5M2 || f == KVN_E5M2FNUZ;
 }
 
+/* An fp8 or int8 cache: the formats vLLM's cache writers saturate into. */
+static bool saturable_dtype(kvn_dtype kv)
+{
+    const kvn_dtype_info *di = kvn_dtype_get(kv);
+    return di && (di->kind == KVN_KIND_INT8 ||
+                  ((di->kind == KVN_KIND_ELEMENT || di->kind == KVN_KIND_SCALED) && is_fp8(di->elem)));
+}
+
+bool store_conv_saturates(store_conv conv, kvn_dtype kv)
+{
+    return conv == CONV_SATURATING || (conv == CONV_SATURATING_FP8 && saturable_dtype(kv));
+}
+
 /* Outcome of x -> (model stage) -> kv stage, judged on the final value. */
 static int combined_outcome(double x, kvn_result model_stage, kvn_result kv)
 {
@@ -100,8 +113,7 @@ size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, kvn_platfo
                                 rb == x ? KVN_EXACT : OUTC_REINTERPRETED };
         return 1;
     }
-    bool saturable = di->kind == KVN_KIND_INT8 ||
-                     ((di->kind == KVN_KIND_ELEMENT || di->kind == KVN_KIND_SCALED) && is_fp8(di->elem));
+    bool saturable = saturable_dtype(kv);
     if (di->kind == KVN_KIND_BLOCK || di->kind == KVN_KIND_DYNAMIC)
         return add_path(out, 0, "the quantizing cache writer", kv, x, m, KVN_SATURATE);
     if (!saturable)

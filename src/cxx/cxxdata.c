@@ -1,7 +1,7 @@
 /*
  * cxxdata.c: the C/C++/CUDA front end's knowledge, read once before the threads start
- * (grammars/cxx/cxx.tsv, and the `cache` patterns of grammars/python/sinks.tsv so that both front
- * ends name caches alike). Read-only afterwards. It knows no syntax.
+ * (grammars/cxx/cxx.tsv, grammars/cxx/sinks.tsv through cxxsinks.c, and the `cache` patterns of
+ * grammars/python/sinks.tsv so that both front ends name caches alike). Read-only afterwards. It knows no syntax.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -60,12 +60,22 @@ static bool parse_conv(cxx_state *st, char **f, size_t n, bool with_sat, cxx_con
     return true;
 }
 
-static bool parse_line(cxx_state *st, char *line, bool cache_only)
+typedef enum table_kind { TABLE_CXX, TABLE_PYTHON_CACHES, TABLE_SINKS } table_kind;
+
+static bool parse_line(cxx_state *st, char *line, table_kind which)
 {
     char *f[MAX_FIELDS];
     size_t n = split_tabs(line, f);
     kv_arena *a = st->arena;
     cxx_conv c;
+    if (which == TABLE_SINKS) {
+        cxx_sink k;
+        if (!cxx_sink_parse(a, f, n, &k))
+            return false;
+        ARENA_PUSH(a, st->sinks, k);
+        return true;
+    }
+    bool cache_only = which == TABLE_PYTHON_CACHES;
     if (n >= 2 && strcmp(f[0], "cache") == 0) {
         ARENA_PUSH(a, st->cache_names, arena_strdup(a, f[1]));
         return true;
@@ -122,7 +132,7 @@ static bool parse_line(cxx_state *st, char *line, bool cache_only)
     return true;
 }
 
-static void load_table(cxx_state *st, const char *path, bool cache_only, diag_list *diags)
+static void load_table(cxx_state *st, const char *path, table_kind which, diag_list *diags)
 {
     char *data;
     size_t len;
@@ -142,7 +152,7 @@ static void load_table(cxx_state *st, const char *path, bool cache_only, diag_li
             p[l - 1] = '\0';
         if (*p == '#' || *p == '\0')
             continue;
-        if (!parse_line(st, p, cache_only))
+        if (!parse_line(st, p, which))
             diag_add(diags, DIAG_WARNING, path, lineno, 1, "malformed line ignored");
     }
     free(data);
@@ -154,10 +164,11 @@ cxx_state *cxx_state_load(const char *datadir, diag_list *diags)
     st->arena = arena_new();
     char *dir = fs_join(datadir ? datadir : ".", "grammars");
     char *cxx = fs_join(dir, "cxx/cxx.tsv"), *py = fs_join(dir, "python/sinks.tsv");
-    char *stubs = fs_join(dir, "cxx/stubs");
+    char *stubs = fs_join(dir, "cxx/stubs"), *sinks = fs_join(dir, "cxx/sinks.tsv");
     st->stubs = arena_strdup(st->arena, stubs);
-    load_table(st, cxx, false, diags);
-    load_table(st, py, true, diags);
+    load_table(st, cxx, TABLE_CXX, diags);
+    load_table(st, py, TABLE_PYTHON_CACHES, diags);
+    load_table(st, sinks, TABLE_SINKS, diags);
     st->budget_steps = CXX_BUDGET_STEPS;
     st->budget_steps_per_byte = CXX_BUDGET_STEPS_PER_BYTE;
     st->budget_bytes = (size_t)1 << 30;
@@ -166,6 +177,7 @@ cxx_state *cxx_state_load(const char *datadir, diag_list *diags)
     free(cxx);
     free(py);
     free(stubs);
+    free(sinks);
     return st;
 }
 

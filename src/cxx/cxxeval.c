@@ -64,6 +64,13 @@ typedef struct store_site {
     CXCursor stmt, lhs, rhs;
 } store_site;
 
+/* A call of a sink of the table (cxxsinks.c); its arguments from first on bind to its parameters. */
+typedef struct sink_call {
+    CXCursor call;
+    const cxx_sink *sink;
+    unsigned first;
+} sink_call;
+
 typedef struct fn_ctx {
     const cxx_state *st;
     CXTranslationUnit tu;
@@ -72,9 +79,11 @@ typedef struct fn_ctx {
     kv_arena *a;
     ARENA_VEC(assign) assigns;
     ARENA_VEC(store_site) stores;
+    ARENA_VEC(sink_call) sink_calls;
     const char *buf;          /* main file bytes as libclang has them */
     size_t buflen;
     CXCursor fn;              /* the function being analysed */
+    const cxx_sink *fn_sink;  /* the sink it is (its cache parameters are caches), or NULL */
     cxx_dispatch dispatch;    /* the unit's instantiations (cxxtypes.c) */
     CXCursor visiting[MAX_DEPTH];
     size_t nvisiting;
@@ -598,7 +607,9 @@ static bool is_cache_ptr(fn_ctx *x, CXCursor decl, int depth)
     const char *name = clang_getCString(s);
     bool named = cxx_is_cache_name(x->st, name, strlen(name));
     clang_disposeString(s);
-    if (named)
+    size_t pair;
+    if (named || (x->fn_sink && clang_getCursorKind(decl) == CXCursor_ParmDecl &&
+                  cxx_sink_cache_param(x->fn_sink, decl, &pair)))
         return true;
     const cxx_conv *te = cxx_type_entry(x->st, element_type(clang_getCursorType(decl)));
     if (te && te->dt_kind == CXD_KV)
@@ -674,6 +685,16 @@ static void record_assign(fn_ctx *x, CXCursor stmt, CXCursor lhs, CXCursor rhs, 
     }
 }
 
+/* A call of a sink of the table: kept for its stores; false when c is none. */
+static bool record_sink_call(fn_ctx *x, CXCursor c)
+{
+    sink_call sc = { .call = c };
+    if (!(sc.sink = cxx_sink_of_call(x->st, x->tu, c, x->a, &sc.first)))
+        return false;
+    ARENA_PUSH(x->a, x->sink_calls, sc);
+    return true;
+}
+
 static enum CXChildVisitResult prepass(CXCursor c, CXCursor parent, CXClientData d)
 {
     (void)parent;
@@ -695,7 +716,7 @@ static enum CXChildVisitResult prepass(CXCursor c, CXCursor parent, CXClientData
             bool plain = strcmp(op, "=") == 0;
             record_assign(x, c, kd.v[0], kd.v[1], plain);
         }
-    } else if (k == CXCursor_CallExpr && clang_Cursor_getNumArguments(c) == 2) {
+    } else if (k == CXCursor_CallExpr && !record_sink_call(x, c) && clang_Cursor_getNumArguments(c) == 2) {
         CXString s = clang_getCursorSpelling(c);
         bool op_assign = strcmp(clang_getCString(s), "operator=") == 0;
         clang_disposeString(s);
@@ -776,9 +797,16 @@ static bool emit_dispatched(fn_ctx *x, const store_fact *base, const cval *v, co
     return pt.n > 0 && !pt.containers && !pt.open;
 }
 
-static void emit_store(fn_ctx *x, const store_site *s, CXCursor cache)
+/* A store of s->rhs through the pointer cache: by a subscript or dereference (sink NULL), or by a
+ * call of a sink of the table, into its pair-th cache parameter (which converts as it says). */
+static void emit_store(fn_ctx *x, const store_site *s, CXCursor cache, const cxx_sink *sink, size_t pair)
 {
     cvals vals = eval(x, s->rhs, 0);
+    if (sink && sink->conv != CXK_ELEMENT) {
+        static const store_conv conv[] = { [CXK_FP8_SATURATING] = CONV_SATURATING_FP8,
+                                           [CXK_SATURATING] = CONV_SATURATING, [CXK_NONSATURATING] = CONV_NONSATURATING };
+        vals = converted(vals, conv[sink->conv], sink->name, false, KVN_DTYPE_INVALID);
+    }
     size_t nspecial = 0;
     for (size_t i = 0; i < vals.n; i++)
         nspecial += special(&vals.v[i]);
@@ -802,6 +830,12 @@ static void emit_store(fn_ctx *x, const store_site *s, CXCursor cache)
             continue;
         store_fact f = { .loc = at, .family = SINK_DIRECT, .sink = name, .operand = operand_of(name),
                          .tensor = cxx_text(x->tu, s->lhs, a) };
+        if (sink) {
+            f.family = SINK_CACHE_OP;
+            f.sink = sink->name;
+            f.engine = sink->engine;
+            f.operand = sink->latent ? OPERAND_KV : pair == 0 ? OPERAND_KEY : OPERAND_VALUE;
+        }
         if (v->converted) {
             f.conv = v->conv;
             f.conv_api = v->conv_api;
@@ -827,15 +861,31 @@ static void emit_store(fn_ctx *x, const store_site *s, CXCursor cache)
 static void analyze_function(fn_ctx *x, CXCursor fn)
 {
     x->fn = fn;
+    x->fn_sink = cxx_sink_of_function(x->st, fn);
     x->assigns.n = x->assigns.cap = 0;
     x->assigns.v = NULL;
     x->stores.n = x->stores.cap = 0;
     x->stores.v = NULL;
+    x->sink_calls.n = x->sink_calls.cap = 0;
+    x->sink_calls.v = NULL;
     clang_visitChildren(fn, prepass, x);
     for (size_t i = 0; i < x->stores.n && cxx_charge(&x->budget, 1); i++) {
         CXCursor base = pointer_base(x->stores.v[i].lhs);
         if (!clang_Cursor_isNull(base) && is_cache_ptr(x, base, 0))
-            emit_store(x, &x->stores.v[i], base);
+            emit_store(x, &x->stores.v[i], base, NULL, 0);
+    }
+    /* A sink's call stores each value argument into its cache argument, whatever that is named. */
+    for (size_t i = 0; i < x->sink_calls.n && cxx_charge(&x->budget, 1); i++) {
+        const sink_call *sc = &x->sink_calls.v[i];
+        for (size_t p = 0; p < sc->sink->npairs; p++) {
+            unsigned ci = sc->first + (unsigned)sc->sink->cache[p], vi = sc->first + (unsigned)sc->sink->value[p];
+            if ((int)ci >= clang_Cursor_getNumArguments(sc->call) || (int)vi >= clang_Cursor_getNumArguments(sc->call))
+                continue; /* a defaulted parameter: nothing passed */
+            store_site site = { sc->call, clang_Cursor_getArgument(sc->call, ci), clang_Cursor_getArgument(sc->call, vi) };
+            CXCursor base = pointer_base(site.lhs);
+            if (!clang_Cursor_isNull(base))
+                emit_store(x, &site, base, sc->sink, p);
+        }
     }
 }
 

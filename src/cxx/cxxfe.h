@@ -4,6 +4,7 @@
  * Files and what they do:
  *   frontend.c  claims sources by extension (and .h by content), the sound prefilter, analyze()
  *   cxxdata.c   the knowledge table (grammars/cxx/cxx.tsv) plus the shared cache-name patterns
+ *   cxxsinks.c  the sink table (grammars/cxx/sinks.tsv): definitions and calls matched to it
  *   cxxparse.c  libclang: the argument vector (database or defaults, stubs), the translation unit,
  *               its diagnostics as notes, tokens and locations
  *   cxxpch.c    the run's precompiled system headers, built once per parse setting
@@ -49,6 +50,24 @@ typedef struct cxx_argword {
     cxx_sat sat;               /* !is_dtype: CXS_SAT or CXS_NONSAT */
 } cxx_argword;
 
+/* How a sink converts the float it stores (grammars/cxx/sinks.tsv `conversion`). */
+typedef enum cxx_sink_conv { CXK_ELEMENT, CXK_FP8_SATURATING, CXK_SATURATING, CXK_NONSATURATING } cxx_sink_conv;
+
+enum { CXX_SINK_MAX_PAIRS = 2 };
+
+/* A function whose cache parameters are KV caches and whose value parameters are stored into them
+ * (cxxsinks.c). Invariant: cache[i] and value[i] are indices into params, i < npairs; the
+ * parameters from nrequired on have defaults. */
+typedef struct cxx_sink {
+    const char *name;          /* as in the table: "reshape_and_cache_flash_kernel", "T::operator()" */
+    const char **params;
+    size_t nparams, nrequired;
+    size_t cache[CXX_SINK_MAX_PAIRS], value[CXX_SINK_MAX_PAIRS], npairs;
+    cxx_sink_conv conv;
+    const char *engine;        /* "vllm", "sglang" */
+    bool latent;               /* one latent cache (MLA): operand kv; else key then value */
+} cxx_sink;
+
 typedef struct cxx_pch_header {
     const char *name;          /* <name> */
     const char *macro;         /* "" or the macro it needs (__x86_64__ for immintrin.h) */
@@ -67,6 +86,7 @@ typedef struct cxx_state {
     ARENA_VEC(cxx_member) members;     /* numeric_limits members */
     ARENA_VEC(cxx_argword) argwords;
     ARENA_VEC(cxx_pch_header) pch_headers;  /* the system headers precompiled once per run */
+    ARENA_VEC(cxx_sink) sinks;                /* grammars/cxx/sinks.tsv */
     size_t budget_steps;       /* analysis steps per translation unit: this, plus */
     size_t budget_steps_per_byte;  /* this many per byte of the main file (cxx_budget_for) */
     size_t budget_bytes;       /* libclang memory per translation unit */
@@ -78,6 +98,19 @@ void cxx_state_free(cxx_state *st);
 const cxx_conv *cxx_find(const cxx_conv *v, size_t n, const char *name);
 bool cxx_is_cache_name(const cxx_state *st, const char *name, size_t n);
 const cxx_member *cxx_find_member(const cxx_state *st, const char *name);
+
+/* ---- sinks (cxxsinks.c) ---- */
+
+/* A `sink` line of grammars/cxx/sinks.tsv (fields split at tabs) into out; false if malformed. */
+bool cxx_sink_parse(kv_arena *a, char **f, size_t n, cxx_sink *out);
+/* The sink a function definition is, by qualified name and parameter count; NULL: none. */
+const cxx_sink *cxx_sink_of_function(const cxx_state *st, CXCursor fn);
+/* Is parm one of sink k's cache parameters (by name)? *pair: which pair. */
+bool cxx_sink_cache_param(const cxx_sink *k, CXCursor parm, size_t *pair);
+/* The sink a call calls, with arguments that bind to it; NULL: none. *first_arg: the index of
+ * the argument bound to its first parameter (1 when the called object is argument 0). */
+const cxx_sink *cxx_sink_of_call(const cxx_state *st, CXTranslationUnit tu, CXCursor call, kv_arena *a,
+                                 unsigned *first_arg);
 
 /* ---- the analysis budget (cxxdata.c) ---- */
 

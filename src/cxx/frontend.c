@@ -7,7 +7,8 @@
  * nothing but the read-only table.
  *
  * The prefilter is lexical and sound relative to the evaluator: a store fact needs (1) a pointer
- * named like a cache, or of element type cache_t, spelled in the file itself, and (2) a literal of
+ * named like a cache, or of element type cache_t, or the first part of a sink's name
+ * (grammars/cxx/sinks.tsv), spelled in the file itself, and (2) a literal of
  * magnitude >= 1e4 or a word of the table (sentinel builtins and macros, numeric_limits,
  * bit-pattern readers) in the file or in a project header it includes (quoted or angled includes
  * found next to the includer, on the compile command's -I paths, or in an ancestor folder). No
@@ -97,6 +98,16 @@ static bool is_cache_word(const cxx_state *st, const char *w, size_t n)
 {
     if (cxx_is_cache_name(st, w, n))
         return true;
+    /* A sink's definition or call spells its name's first part (`kv_buffer_saver` of
+     * kv_buffer_saver::save: the namespace opened, qualified or used; `CopyWithScaleOp` in the
+     * type of the object called). */
+    for (size_t i = 0; i < st->sinks.n; i++) {
+        const char *name = st->sinks.v[i].name;
+        const char *sep = strstr(name, "::");
+        size_t len = sep ? (size_t)(sep - name) : strlen(name);
+        if (len == n && memcmp(name, w, n) == 0)
+            return true;
+    }
     for (size_t i = 0; i < st->types.n; i++)
         if (st->types.v[i].dt_kind == CXD_KV && strlen(st->types.v[i].name) == n && !memcmp(st->types.v[i].name, w, n))
             return true;

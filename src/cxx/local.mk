@@ -1,12 +1,12 @@
 # The C/C++/CUDA front end: libclang translation units to store facts (see src/cxx/cxxfe.h).
 src_libkvlint_a_SOURCES += \
-	src/cxx/cxxfe.h src/cxx/frontend.c src/cxx/cxxdata.c \
+	src/cxx/cxxfe.h src/cxx/frontend.c src/cxx/cxxdata.c src/cxx/cxxsinks.c \
 	src/cxx/cxxparse.c src/cxx/cxxpch.c src/cxx/cxxtypes.c src/cxx/cxxeval.c
 
-# Its table and the stub headers that stand in for the CUDA SDK and c10 (docs/cxx.md), installed
+# Its tables and the stub headers that stand in for the CUDA SDK and c10 (docs/cxx.md), installed
 # under $(pkgdatadir)/grammars/cxx.
 cxxgrammarsdir = $(pkgdatadir)/grammars/cxx
-dist_cxxgrammars_DATA = grammars/cxx/cxx.tsv
+dist_cxxgrammars_DATA = grammars/cxx/cxx.tsv grammars/cxx/sinks.tsv
 cxxstubsdir = $(pkgdatadir)/grammars/cxx/stubs
 dist_cxxstubs_DATA = \
 	grammars/cxx/stubs/kvlint_cuda_prelude.h grammars/cxx/stubs/cuda_runtime.h grammars/cxx/stubs/cuda.h \

@@ -163,7 +163,10 @@ typedef enum kv_operand { KV_OPERANDS(KV_ENUM_MEMBER) } kv_operand;
                                                 without inf (assignment, static_cast<cache_t>,        \
                                                 __float2half, __float2bfloat16) */                    \
     X(CONV_SATURATING, "saturating")         /* clamps to +-max (__NV_SATFINITE, fp8::scaled_convert, \
-                                                __nv_fp8_e4m3(float)) */
+                                                __nv_fp8_e4m3(float)) */      \
+    X(CONV_SATURATING_FP8, "saturating-fp8") /* saturating into fp8 and int8 formats, non-saturating  \
+                                                into the others (vLLM's CopyWithScaleOp: static_cast  \
+                                                under kAuto, fp8::scaled_convert otherwise) */
 
 typedef enum store_conv { KV_STORE_CONVS(KV_ENUM_MEMBER) } store_conv;
 

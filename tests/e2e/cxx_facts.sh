@@ -54,7 +54,7 @@ expect_query() {
     if [ "$got" = "$4" ]; then pass "$1"; else fail "$1: got '$got', want '$4'"; fi
 }
 
-for case in cast_cache_t half_cache limits bf16_key logits fp8_satfinite nvcc_db suppress prefilter dispatch; do
+for case in cast_cache_t half_cache limits bf16_key logits fp8_satfinite nvcc_db suppress prefilter dispatch sinks; do
     run "$case"
     compare_golden "$case" "$golden/$case.json" "$tmpdir/$case.json"
 done
@@ -83,9 +83,20 @@ expect_query "cache_t from launches, a dispatch macro and explicit instantiation
 expect_query "each instantiated cache_t is a fixed dtype; a byte container follows the deployment" dispatch \
     "sorted((s['line'], s['cache_dtype']) for s in d['stores'])" \
     "[(13, 'float16'), (13, 'float32'), (19, 'float32'), (25, 'fp8_e4m3'), (32, 'float16'), (40, 'kv-cache dtype')]"
+expect_query "sinks of the table: a writer's value argument, a writer's cache parameter" sinks \
+    "sorted((x['rule'], x['line'], x['dtype']) for x in d['findings'])" \
+    "[('KV001', 26, 'float16'), ('KV001', 36, 'float16'), ('KV001', 50, 'fp8_e4m3')]"
+expect_query "a sink call is a cache-op store with the sink's conversion" sinks \
+    "sorted((s['line'], s['sink'], s['conversion']) for s in d['stores'] if s['sink'] != 'k_row')" \
+    "[(26, 'CopyWithScaleOp::operator()', 'saturating-fp8'), (36, 'CopyWithScaleOp::operator()', 'saturating-fp8')]"
 expect_query "suppressed with // kvlint: ignore" suppress \
     "([(x['rule'], x['line']) for x in d['findings']], d['summary']['suppressed'])" "([('KV001', 6)], 1)"
 expect_query "prefiltered files are not parsed" prefilter "(len(d['stores']), d['stderr'])" "(0, [])"
+
+# The same writer under an fp8 what-if saturates (fp8::scaled_convert): KV002, not KV001.
+(cd "$tmpdir/cases/sinks" && "$KVLINT" check --format json --kv-cache-dtype fp8_e4m3 . >"$tmpdir/sinks_fp8.json" 2>/dev/null)
+got=$("$PYTHON3" -c 'import json, sys; print(sorted((f["rule"], f["line"]) for f in json.load(open(sys.argv[1]))["findings"] if f["line"] == 26))' "$tmpdir/sinks_fp8.json")
+if [ "$got" = "[('KV002', 26)]" ]; then pass "sink writer saturates into fp8"; else fail "sink writer under fp8: $got"; fi
 
 # Without a database: default flags, said once for the run.
 dir=$(prepare half_cache)

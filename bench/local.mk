@@ -55,3 +55,10 @@ EXTRA_DIST += bench/report-size.sh bench/report.results.md
 .PHONY: bench-report
 bench-report: src/kvlint$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/report-size.sh . $(DOCS)
+
+# The Python evaluator on one module of NAMES module-level names (default 200000): the environment
+# lookups are hashed, so this is linear. make bench-names [NAMES=N]
+EXTRA_DIST += bench/python-names.sh bench/python-names.results.md
+.PHONY: bench-names
+bench-names: src/kvlint$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/python-names.sh . $(NAMES)

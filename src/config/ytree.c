@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/xalloc.h"
+#include "util/hash.h"
 
 /* ---- source text: UTF-8 repair and the line table ---- */
 
@@ -116,10 +117,7 @@ typedef struct anchors {
 
 static size_t hash_str(const char *s)
 {
-    size_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    return (size_t)kv_hash64(s, strlen(s));
 }
 
 static void anchors_put(anchors *t, kv_arena *a, const char *name, ynode *node);

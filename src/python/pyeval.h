@@ -81,7 +81,13 @@ typedef enum node_kind {
 /* ---- environments ---- */
 
 /* Values are immutable once bound, so an environment copy (a branch) copies pointers only, and a
- * join touches only the bindings whose value pointer differs. */
+ * join touches only the bindings whose value pointer differs. v keeps the bindings in the order
+ * they were made (what a join walks); an environment of more than PE_ENV_LINEAR names also has an
+ * index, open addressing over kv_hash32 of the name (util/hash.h): slot holds a binding's position
+ * plus 1, 0 for an empty slot, and nslot is a power of two at least twice n. Two environments may
+ * share v and slot after a struct copy (`acc = *e->cur`): a slot naming a position at or past n
+ * belongs to the other one and is probed past. */
+enum { PE_ENV_LINEAR = 32 };
 typedef struct binding {
     const char *name;
     uint32_t hash;
@@ -91,6 +97,8 @@ typedef struct binding {
 typedef struct env {
     binding *v;
     size_t n, cap;
+    uint32_t *slot;
+    size_t nslot;
 } env;
 
 enum { PE_MAX_INITS = 4 };
@@ -219,7 +227,6 @@ bool pe_same_bytes(const ev *e, TSNode a, TSNode b);
 node_kind pe_kind(const ev *e, TSNode n);
 
 /* ---- environments, bindings, assignment targets, parameters, imports (pyscope.c) ---- */
-uint32_t pe_name_hash_n(const char *s, size_t n);
 const aval *pe_env_find_n(const env *en, const char *s, size_t n, uint32_t h);
 const aval *pe_env_get(const env *en, const char *name);
 void pe_env_set(kv_arena *a, env *en, const char *name, aval v);

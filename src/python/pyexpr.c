@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "python/pyeval.h"
+#include "util/hash.h"
 
 /* av_step with a formatted description, formatted only when there is a value to carry it. */
 aval pe_stepf(ev *e, const aval *x, TSNode at, const char *fmt, ...)
@@ -127,7 +128,7 @@ static aval eval_identifier(ev *e, TSNode n)
     uint32_t b = ts_node_start_byte(n), t = ts_node_end_byte(n);
     const char *s = e->src + b;
     size_t len = t > b ? t - b : 0;
-    uint32_t h = pe_name_hash_n(s, len);
+    uint32_t h = kv_hash32(s, len);
     const aval *v = pe_env_find_n(e->cur, s, len, h);
     if (!v && e->cur != &e->module)
         v = pe_env_find_n(&e->module, s, len, h);

@@ -20,6 +20,7 @@
 #include "python/pyfe.h"
 #include "python/pylexer.h"
 #include "util/strlist.h"
+#include "util/hash.h"
 
 /* ---- index: top-level functions ---- */
 
@@ -49,17 +50,9 @@ typedef struct import_set {
     size_t n;
 } import_set;
 
-static uint32_t word_hash(const char *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
 static size_t import_slot(const import_set *im, const char *s, size_t n)
 {
-    size_t i = word_hash(s, n) % IMPORT_SLOTS;
+    size_t i = kv_hash32(s, n) % IMPORT_SLOTS;
     while (im->local[i] && !(im->local_len[i] == n && memcmp(im->local[i], s, n) == 0))
         i = (i + 1) % IMPORT_SLOTS;
     return i;

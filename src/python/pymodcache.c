@@ -28,6 +28,7 @@
 
 #include "python/pymodcache.h"
 #include "util/xalloc.h"
+#include "util/hash.h"
 
 /* What the cache may hold: file bytes, plus an estimate of the trees' memory (tree-sitter's nodes
  * take about this many bytes per byte of parsed source, measured on vLLM). */
@@ -79,13 +80,10 @@ void py_modcache_free(py_modcache *c)
 
 static uint64_t key_hash(const py_modkey *k)
 {
-    uint64_t h = 1469598103934665603u;
-    for (const char *p = k->path; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211u;
-    h = (h ^ 0xff) * 1099511628211u;
-    for (const char *p = k->fn; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211u;
-    return (h ^ ((uint64_t)k->start << 32 | k->end)) * 1099511628211u;
+    uint64_t h = kv_hash64(k->path, strlen(k->path));
+    h = kv_hash64_add(h, "\xff", 1);   /* no path ends in this byte: path and function stay apart */
+    h = kv_hash64_add(h, k->fn, strlen(k->fn));
+    return (h ^ ((uint64_t)k->start << 32 | k->end)) * KV_HASH64_PRIME;
 }
 
 static bool key_is(const entry *e, uint64_t h, const py_modkey *k)

@@ -35,6 +35,7 @@
  */
 #include "python/pyfe.h"
 #include "python/pylexer.h"
+#include "util/hash.h"
 
 #include <math.h>
 #include <string.h>
@@ -315,9 +316,7 @@ static uint8_t word_flags(const py_state *st, const char *w, size_t n)
 
 static uint8_t memo_flags(word_memo *memo, const py_state *st, const char *w, size_t n)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)w[i]) * 16777619u;
+    uint32_t h = kv_hash32(w, n);
     word_memo *m = &memo[h % MEMO_SLOTS];   /* direct-mapped: a collision recomputes */
     if (m->w && m->n == n && memcmp(m->w, w, n) == 0)
         return m->flags;

@@ -1,5 +1,5 @@
 /*
- * pyscope.c: names and what they are bound to. Environments (hashed bindings, copied
+ * pyscope.c: names and what they are bound to. Environments (bindings in order, hash-indexed, copied
  * at branches and joined after them), module/class/self lookups, assignment targets (names, tuples,
  * attributes of self, subscripts: a subscript store into a cache tensor is a store), parameters
  * bound from a call's arguments or defaults, and imports (torch, math, numpy, from-imports of other
@@ -10,29 +10,41 @@
 #include <string.h>
 
 #include "python/pyeval.h"
+#include "util/hash.h"
 
 static void assign_inner(ev *e, TSNode target, aval v, TSNode at);
 
-uint32_t pe_name_hash_n(const char *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
 static uint32_t name_hash(const char *s)
 {
-    return pe_name_hash_n(s, strlen(s));
+    return kv_hash32(s, strlen(s));
+}
+
+/* The position of the binding of the name s (n bytes, hash h) in en->v, or -1. */
+static ptrdiff_t env_index(const env *en, const char *s, size_t n, uint32_t h)
+{
+    if (en->slot) {
+        size_t mask = en->nslot - 1, k = h & mask;
+        for (size_t probes = 0; probes < en->nslot; probes++, k = (k + 1) & mask) {
+            uint32_t at = en->slot[k];
+            if (at == 0)
+                return -1;
+            const binding *b = &en->v[at - 1];
+            if (at - 1 < en->n && b->hash == h && strncmp(b->name, s, n) == 0 && b->name[n] == '\0')
+                return (ptrdiff_t)(at - 1);
+        }
+        /* every slot taken (another environment sharing the index filled it): scan */
+    }
+    for (size_t i = en->n; i-- > 0;)
+        if (en->v[i].hash == h && strncmp(en->v[i].name, s, n) == 0 && en->v[i].name[n] == '\0')
+            return (ptrdiff_t)i;
+    return -1;
 }
 
 /* Look a name up by its bytes (no copy: identifiers are looked up straight from the source). */
 const aval *pe_env_find_n(const env *en, const char *s, size_t n, uint32_t h)
 {
-    for (size_t i = en->n; i-- > 0;)
-        if (en->v[i].hash == h && strncmp(en->v[i].name, s, n) == 0 && en->v[i].name[n] == '\0')
-            return en->v[i].v;
-    return NULL;
+    ptrdiff_t i = env_index(en, s, n, h);
+    return i < 0 ? NULL : en->v[i].v;
 }
 
 static const aval *env_find(const env *en, const char *name, uint32_t h)
@@ -45,15 +57,43 @@ const aval *pe_env_get(const env *en, const char *name)
     return env_find(en, name, name_hash(name));
 }
 
+/* Put position pos (hash h) into the index; false when it has no empty slot left. */
+static bool index_put(env *en, uint32_t h, size_t pos)
+{
+    size_t mask = en->nslot - 1, k = h & mask;
+    for (size_t probes = 0; probes < en->nslot; probes++, k = (k + 1) & mask)
+        if (!en->slot[k]) {
+            en->slot[k] = (uint32_t)(pos + 1);
+            return true;
+        }
+    return false;
+}
+
+/* A fresh index of every binding, room for twice as many (an old one, maybe shared, stays as is). */
+static void index_build(kv_arena *a, env *en)
+{
+    size_t nslot = 4 * PE_ENV_LINEAR;
+    while (nslot < 4 * en->n)
+        nslot *= 2;
+    en->slot = arena_zalloc(a, nslot * sizeof *en->slot);
+    en->nslot = nslot;
+    for (size_t i = 0; i < en->n; i++)
+        index_put(en, en->v[i].hash, i);
+}
+
 static void env_bind(kv_arena *a, env *en, const char *name, uint32_t h, const aval *v)
 {
-    for (size_t i = en->n; i-- > 0;)
-        if (en->v[i].hash == h && strcmp(en->v[i].name, name) == 0) {
-            en->v[i].v = v;
-            return;
-        }
+    ptrdiff_t i = env_index(en, name, strlen(name), h);
+    if (i >= 0) {
+        en->v[i].v = v;
+        return;
+    }
     en->v = arena_grow(a, en->v, &en->cap, en->n + 1, sizeof *en->v);
     en->v[en->n++] = (binding){ name, h, v };
+    if (en->slot && 2 * en->n <= en->nslot && index_put(en, h, en->n - 1))
+        return;
+    if (en->slot || en->n > PE_ENV_LINEAR)
+        index_build(a, en);
 }
 
 void pe_env_set(kv_arena *a, env *en, const char *name, aval v)
@@ -63,9 +103,11 @@ void pe_env_set(kv_arena *a, env *en, const char *name, aval v)
 
 env pe_env_copy(kv_arena *a, const env *en)
 {
-    env c = { NULL, en->n, en->n };
+    env c = { NULL, en->n, en->n, NULL, 0 };
     if (en->n)
         c.v = arena_memdup(a, en->v, en->n * sizeof *en->v);
+    if (en->slot)
+        index_build(a, &c);  /* not a copy of the index: it may hold another environment's slots */
     return c;
 }
 

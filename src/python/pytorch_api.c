@@ -18,6 +18,7 @@
 
 #include "util/fsutil.h"
 #include "util/xalloc.h"
+#include "util/hash.h"
 
 enum { TORCH_MAX_BYTES = 1 << 20, NCOLS = 9 };
 
@@ -38,19 +39,11 @@ struct pt_api {
     size_t nslots;
 };
 
-static uint32_t hash_n(const char *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
 static const slot *find_slot(const pt_api *api, const char *s, size_t n)
 {
     if (!api || !api->nslots)
         return NULL;
-    for (size_t i = hash_n(s, n) & (api->nslots - 1);; i = (i + 1) & (api->nslots - 1)) {
+    for (size_t i = kv_hash32(s, n) & (api->nslots - 1);; i = (i + 1) & (api->nslots - 1)) {
         const slot *sl = &api->slots[i];
         if (!sl->name)
             return NULL;
@@ -68,7 +61,7 @@ static void build_slots(pt_api *api)
     for (size_t i = 0; i < api->n; i++) {
         const pt_entry *e = &api->v[i];
         size_t len = strlen(e->name);
-        size_t k = hash_n(e->name, len) & (api->nslots - 1);
+        size_t k = kv_hash32(e->name, len) & (api->nslots - 1);
         while (api->slots[k].name && strcmp(api->slots[k].name, e->name) != 0)
             k = (k + 1) & (api->nslots - 1);
         slot *sl = &api->slots[k];

@@ -2,6 +2,7 @@ src_libkvlint_a_SOURCES += \
 	src/util/arena.c src/util/arena.h \
 	src/util/diag.c src/util/diag.h \
 	src/util/fsutil.c src/util/fsutil.h \
+	src/util/hash.h \
 	src/util/json.c src/util/json.h \
 	src/util/numfmt.c src/util/numfmt.h \
 	src/util/outfile.c src/util/outfile.h \

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "python/grammar.h"
+#include "python/pyeval.h"
 #include "python/pyfe.h"
 #include "resolve/deploy.h"
 #include "python/pymodcache.h"
@@ -683,6 +684,74 @@ START_TEST(recursion_and_summaries)
 }
 END_TEST
 
+/* The evaluator's environments (pyscope.c): the hash index finds every binding, a rebinding
+ * replaces, copies are independent, and two environments sharing arrays after a struct copy
+ * (`acc = *e->cur` in pystmt.c) still see only their own bindings. */
+static aval env_marker(size_t i)
+{
+    aval v = av_unknown();
+    v.tag = AV_FUNC;
+    v.node_id = i;
+    return v;
+}
+
+static bool env_has(const env *en, const char *name, size_t marker)
+{
+    const aval *v = pe_env_get(en, name);
+    return v && v->tag == AV_FUNC && v->node_id == marker;
+}
+
+START_TEST(environment_index)
+{
+    kv_arena *a = arena_new();
+    enum { N = 5000 };
+    char name[32];
+    env en = {0};
+    for (size_t i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "name_%zu", i);
+        pe_env_set(a, &en, arena_strdup(a, name), env_marker(i));
+    }
+    ck_assert_uint_eq(en.n, N);
+    ck_assert_ptr_nonnull(en.slot);
+    ck_assert_uint_ge(en.nslot, 2 * en.n);
+    for (size_t i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "name_%zu", i);
+        ck_assert(env_has(&en, name, i));
+    }
+    ck_assert_ptr_null(pe_env_get(&en, "name_"));
+    ck_assert_ptr_null(pe_env_get(&en, "name_50000"));
+    pe_env_set(a, &en, "name_7", env_marker(70));        /* rebinding: same position */
+    ck_assert_uint_eq(en.n, N);
+    ck_assert(env_has(&en, "name_7", 70));
+    ck_assert_str_eq(en.v[7].name, "name_7");             /* the order is the binding order */
+
+    env copy = pe_env_copy(a, &en);
+    pe_env_set(a, &copy, "only_in_copy", env_marker(1));
+    pe_env_set(a, &copy, "name_8", env_marker(80));
+    ck_assert(env_has(&copy, "only_in_copy", 1) && env_has(&copy, "name_8", 80));
+    ck_assert(!pe_env_get(&en, "only_in_copy") && env_has(&en, "name_8", 8));
+
+    env shared = en;                                      /* shares v and slot */
+    for (size_t i = 0; i < 3 * N; i++) {
+        snprintf(name, sizeof name, "late_%zu", i);
+        pe_env_set(a, &en, arena_strdup(a, name), env_marker(i));
+    }
+    ck_assert(env_has(&en, "late_14999", 14999) && env_has(&en, "name_4999", 4999));
+    ck_assert_ptr_null(pe_env_get(&shared, "late_0"));
+    ck_assert(env_has(&shared, "name_4999", 4999));
+
+    env joined = pe_env_join(a, &copy, &en);
+    ck_assert(env_has(&joined, "only_in_copy", 1) && env_has(&joined, "late_3", 3));
+    ck_assert_uint_eq(joined.n, N + 1 + 3 * N);
+
+    env small = {0};                                      /* a few names: no index */
+    pe_env_set(a, &small, "x", env_marker(2));
+    ck_assert_ptr_null(small.slot);
+    ck_assert(env_has(&small, "x", 2));
+    arena_free(a);
+}
+END_TEST
+
 static Suite *python_suite(void)
 {
     Suite *s = suite_create("python");
@@ -709,6 +778,7 @@ static Suite *python_suite(void)
     tcase_add_test(t, store_details);
     tcase_add_test(t, symbolic_and_arith);
     tcase_add_test(t, recursion_and_summaries);
+    tcase_add_test(t, environment_index);
     suite_add_tcase(s, t);
     return s;
 }

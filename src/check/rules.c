@@ -213,14 +213,17 @@ static void choice_error(loader *L, const yaml_node_t *n, const family_setting *
 /* One `condition:` setting the rule's family declares, into the rule or the family's settings. */
 static void read_setting(loader *L, rule *r, const yaml_node_t *v, const family_setting *st)
 {
-    char *at = (char *)L->settings + st->offset;
+    /* where a family setting is stored; the kinds read into the rule itself need no block, and
+     * their families may have none (no pointer arithmetic on NULL: a clang UBSan report) */
+    char *at = L->settings ? (char *)L->settings + st->offset : NULL;
     switch (st->kind) {
     case SETTING_VALUES: r->values = bits_from_names(L, v, st); break;
     case SETTING_OUTCOMES: r->outcomes = bits_from_names(L, v, st); break;
     case SETTING_OPERANDS: r->operands = bits_from_names(L, v, st); break;
     case SETTING_NAMES: {
         unsigned bits = bits_from_names(L, v, st);
-        memcpy(at, &bits, sizeof bits);
+        if (at)
+            memcpy(at, &bits, sizeof bits);
         break;
     }
     case SETTING_CHOICE: {
@@ -228,7 +231,7 @@ static void read_setting(loader *L, rule *r, const yaml_node_t *v, const family_
         int ix = s ? setting_index(st, s) : -1;
         if (s && ix < 0)
             choice_error(L, v, st, s);
-        else if (s)
+        else if (s && at)
             memcpy(at, &ix, sizeof ix);
         break;
     }
@@ -238,7 +241,8 @@ static void read_setting(loader *L, rule *r, const yaml_node_t *v, const family_
             break;
         if (st->above_zero && !(x > 0))
             load_errorf(L, v, "%s is a magnitude above 0", st->key);
-        memcpy(at, &x, sizeof x);
+        if (at)
+            memcpy(at, &x, sizeof x);
         break;
     }
     }

@@ -17,9 +17,10 @@
  *     __ushort_as_half(0x7C00)), numeric_limits<T>::infinity()/lowest()/max(), fmin/fmax clamps,
  *     and conversions from the table (static_cast<cache_t>, __float2half, fp8::scaled_convert,
  *     __nv_cvt_float_to_fp8 with __NV_SATFINITE). Unknown stays unknown: no fact.
- * Only stores that may hold a special value (|x| >= 1e4, inf, a numeric limit) become facts.
+ * Only stores that may hold a special value (|x| >= KV_SENTINEL_MAGNITUDE, 1e4 in facts/facts.h, inf,
+ * a numeric limit) become facts.
  * Arithmetic is not folded (1e2f * 1e3f is unknown): every special value therefore starts at a
- * literal of magnitude >= 1e4 or at a word of the table, which is what the prefilter looks for.
+ * literal of that magnitude or at a word of the table, which is what the prefilter looks for.
  * Every cursor visited, expression evaluated and assignment compared is a step of the unit's
  * budget (cxx_budget); when it is spent the walk stops where it is and the file gets a note: a
  * count, not a clock, so the facts of a file do not depend on the machine's load (a variable with
@@ -36,7 +37,6 @@
 #include "util/strlist.h"
 
 enum { MAX_DEPTH = 24, MAX_VALUES = 16 };
-#define CXX_SENTINEL_MAGNITUDE 1e4
 
 /* One value a stored expression may hold, with the conversion on its way (if any). */
 typedef struct cval {
@@ -156,7 +156,7 @@ static void merge(cvals *out, const cvals *in)
 
 static cval constant(fn_ctx *x, CXCursor at, double d, bool binary32)
 {
-    cval c = { .v = { .kind = (isinf(d) || fabs(d) >= CXX_SENTINEL_MAGNITUDE) ? VK_SENTINEL : VK_FLOAT,
+    cval c = { .v = { .kind = (isinf(d) || fabs(d) >= KV_SENTINEL_MAGNITUDE) ? VK_SENTINEL : VK_FLOAT,
                       .lo = d, .hi = d, .binary32 = binary32, .sym_scale = 1 } };
     c.v.text = cxx_text(x->tu, at, x->a);
     if (!cxx_any_loc(x->tu, at, x->src->path, x->a, &c.v.origin))

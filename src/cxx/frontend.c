@@ -9,7 +9,7 @@
  * The prefilter is lexical and sound relative to the evaluator: a store fact needs (1) a pointer
  * named like a cache, or of element type cache_t, or the first part of a sink's name
  * (grammars/cxx/sinks.tsv), spelled in the file itself, and (2) a literal of
- * magnitude >= 1e4 or a word of the table (sentinel builtins and macros, numeric_limits,
+ * magnitude >= KV_SENTINEL_MAGNITUDE (1e4) or a word of the table (sentinel builtins and macros, numeric_limits,
  * bit-pattern readers) in the file or in a project header it includes (quoted or angled includes
  * found next to the includer, on the compile command's -I paths, or in an ancestor folder). No
  * such file is parsed.
@@ -153,7 +153,7 @@ static void scan_text(const cxx_state *st, const char *s, size_t len, bool want_
             memcpy(num, s + b, n);
             num[n] = '\0';
             double v = strtod(num, NULL);
-            if (v >= 1e4 || v != v)
+            if (v >= KV_SENTINEL_MAGNITUDE || v != v)
                 out->special = true;
         } else {
             i++;

@@ -105,7 +105,8 @@ static const char *range_hint(kv_arena *a, const kv_value *v)
 /* One integer value reaching dtype dt through fact at fact_loc (a store or an int cast). */
 static void integer_point(ectx *c, const kv_value *v, const kv_loc *fact_loc, const char *what,
                           const char *engine, kv_operand op, const deployment *d, kvn_dtype dt,
-                          const resolved_dtype *dt_from, const kv_loc *code_dtype_loc, const kv_loc *cast_loc)
+                          const resolved_dtype *dt_from, const kv_loc *code_dtype_loc, const kv_loc *cast_loc,
+                          const store_fact *coded)
 {
     kv_arena *a = c->out->arena;
     const store_integer_settings *st = c->r->settings;
@@ -119,7 +120,9 @@ static void integer_point(ectx *c, const kv_value *v, const kv_loc *fact_loc, co
     double first = limit + 1;
     path_result p[MAX_PATHS];
     size_t n;
-    if (d && dt_from == &d->kv) {
+    if (coded) {  /* a C/C++ store converts in the code, as it says */
+        n = store_path_coded(coded->conv_api, store_conv_saturates(coded->conv, dt), dt, first, a, p);
+    } else if (d && dt_from == &d->kv) {
         n = store_paths(engine, dt, d->model.dtype, d->platform, first, p);
     } else {
         kvn_result r = cast_to_dtype(dt, first);
@@ -203,7 +206,7 @@ static void cast_under(ectx *c, const file_facts *ff, const intcast_fact *ic, co
     const resolved_dtype *from = !d ? NULL : ic->dtype.kind == DREF_MODEL ? &d->model
                                  : ic->dtype.kind == DREF_KV  ? &d->kv : NULL;
     integer_point(c, &ic->value, &ic->loc, arena_printf(c->out->arena, "converted to %s by %s", ev_dtype_name(dt),
-                  ic->api ? ic->api : "a cast"), NULL, OPERAND_KV, d, dt, from, &ic->dtype.loc, NULL);
+                  ic->api ? ic->api : "a cast"), NULL, OPERAND_KV, d, dt, from, &ic->dtype.loc, NULL, NULL);
 }
 
 static void run(ectx *c)
@@ -223,11 +226,17 @@ static void run(ectx *c)
                 if (!ev_wants_store(c->r, s))
                     continue;
                 const char *what = ev_sink_note(a, s);
+                /* A C/C++ store may fix its cache's dtype in the code (a __half *cache) and converts
+                 * as the code does; every other store is the deployment's KV dtype, the engine's. */
+                bool fixed = s->cache_dtype.kind == DREF_CONCRETE;
+                kvn_dtype dt = fixed ? s->cache_dtype.dtype : d->kv.dtype;
+                const store_fact *coded = s->conv != CONV_ENGINE ? s : NULL;
                 for (size_t vi = 0; vi < s->nvalues; vi++)
                     if (s->values[vi].kind == VK_INTEGER) {
-                        const intcast_fact *via = (st->facts & INT_FACT_CASTS) ? cast_into(ff, &s->values[vi], d, d->kv.dtype) : NULL;
+                        const intcast_fact *via = (st->facts & INT_FACT_CASTS) ? cast_into(ff, &s->values[vi], d, dt) : NULL;
                         integer_point(c, &s->values[vi], &s->loc, what, ev_engine(d, s->engine), s->operand,
-                                      d, d->kv.dtype, &d->kv, NULL, via ? &via->loc : NULL);
+                                      d, dt, fixed ? NULL : &d->kv, fixed ? &s->cache_dtype.loc : NULL,
+                                      via ? &via->loc : NULL, coded);
                     }
             }
             for (size_t k = 0; (st->facts & INT_FACT_CASTS) && k < ff->casts.n; k++)

@@ -169,6 +169,7 @@ cxx_state *cxx_state_load(const char *datadir, diag_list *diags)
     load_table(st, cxx, TABLE_CXX, diags);
     load_table(st, py, TABLE_PYTHON_CACHES, diags);
     load_table(st, sinks, TABLE_SINKS, diags);
+    st->ids = id_vocab_load(datadir ? datadir : ".", diags);
     st->budget_steps = CXX_BUDGET_STEPS;
     st->budget_steps_per_byte = CXX_BUDGET_STEPS_PER_BYTE;
     st->budget_bytes = (size_t)1 << 30;
@@ -186,6 +187,7 @@ void cxx_state_free(cxx_state *st)
     if (!st)
         return;
     cxx_pch_free(st->pch);
+    id_vocab_free(st->ids);
     arena_free(st->arena);
     free(st);
 }

@@ -480,6 +480,20 @@ static cvals eval_var(fn_ctx *x, CXCursor ref, CXCursor var, int depth)
     return r;
 }
 
+static CXCursor pointer_base(CXCursor c);
+
+/* An id read (slot_mapping[i], a parameter positions_i): the id vocabulary's value when decl's name
+ * and integer type say so, else r (what the evaluator found: nothing known). */
+static cvals id_read(fn_ctx *x, CXCursor at, CXCursor decl, bool subscripted, cvals r)
+{
+    cval v = { .converted = false };
+    if (!cxx_id_value(x->st, x->tu, at, decl, subscripted, x->src->path, x->a, &v.v))
+        return r;
+    cvals out = { .n = 0 };
+    add_val(&out, &v);
+    return out;
+}
+
 static cvals eval(fn_ctx *x, CXCursor c, int depth)
 {
     cvals r = { .n = 0 };
@@ -532,9 +546,15 @@ static cvals eval(fn_ctx *x, CXCursor c, int depth)
     case CXCursor_DeclRefExpr: {
         CXCursor ref = clang_getCursorReferenced(c);
         if (clang_getCursorKind(ref) == CXCursor_VarDecl)
-            return eval_var(x, c, ref, depth);
+            r = eval_var(x, c, ref, depth);
+        else
+            r.unknown = true;
+        return r.n ? r : id_read(x, c, ref, false, r);
+    }
+    case CXCursor_ArraySubscriptExpr: {
+        CXCursor base = pointer_base(c);
         r.unknown = true;
-        return r;
+        return clang_Cursor_isNull(base) ? r : id_read(x, c, base, true, r);
     }
     case CXCursor_CallExpr:
         return eval_call(x, c, depth);
@@ -596,7 +616,6 @@ static CXType element_type(CXType t)
     return e.kind != CXType_Invalid ? e : t;
 }
 
-static CXCursor pointer_base(CXCursor c);
 
 /* Is decl a KV-cache pointer? Named like one, of element type cache_t, or computed from one. */
 static bool is_cache_ptr(fn_ctx *x, CXCursor decl, int depth)
@@ -755,9 +774,10 @@ static kv_operand operand_of(const char *name)
     return OPERAND_KV;
 }
 
+/* A value a rule may judge: a sentinel, or an id of the vocabulary's families. */
 static bool special(const cval *v)
 {
-    return v->v.kind == VK_SENTINEL;
+    return v->v.kind == VK_SENTINEL || (v->v.kind == VK_INTEGER && v->v.family);
 }
 
 static void push_fact(fn_ctx *x, store_fact f, const cval *v, const char *name, const char *why)

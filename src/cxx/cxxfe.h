@@ -4,6 +4,7 @@
  * Files and what they do:
  *   frontend.c  claims sources by extension (and .h by content), the sound prefilter, analyze()
  *   cxxdata.c   the knowledge table (grammars/cxx/cxx.tsv) plus the shared cache-name patterns
+ *   cxxids.c    integer ids by the id vocabulary (grammars/ids.tsv)
  *   cxxsinks.c  the sink table (grammars/cxx/sinks.tsv): definitions and calls matched to it
  *   cxxparse.c  libclang: the argument vector (database or defaults, stubs), the translation unit,
  *               its diagnostics as notes, tokens and locations
@@ -20,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "facts/idvocab.h"
 #include "frontend/frontend.h"
 
 /* ---- knowledge (cxxdata.c) ---- */
@@ -87,6 +89,7 @@ typedef struct cxx_state {
     ARENA_VEC(cxx_argword) argwords;
     ARENA_VEC(cxx_pch_header) pch_headers;  /* the system headers precompiled once per run */
     ARENA_VEC(cxx_sink) sinks;                /* grammars/cxx/sinks.tsv */
+    id_vocab *ids;                            /* grammars/ids.tsv: id families, names and bounds */
     size_t budget_steps;       /* analysis steps per translation unit: this, plus */
     size_t budget_steps_per_byte;  /* this many per byte of the main file (cxx_budget_for) */
     size_t budget_bytes;       /* libclang memory per translation unit */
@@ -216,6 +219,13 @@ typedef struct cxx_param_types {
 
 void cxx_param_types_of(const cxx_state *st, const cxx_dispatch *d, CXCursor fn, const char *param,
                      cxx_param_types *out);
+
+/* ---- ids (cxxids.c) ---- */
+
+/* The id value expr holds when it reads decl (subscripted: decl[i]) and decl is of integer type
+ * (element type) with a name of an id family: VK_INTEGER from 0 to the family's first bound. */
+bool cxx_id_value(const cxx_state *st, CXTranslationUnit tu, CXCursor expr, CXCursor decl, bool subscripted,
+                  const char *path, kv_arena *a, kv_value *out);
 
 /* ---- analysis (cxxeval.c) ---- */
 

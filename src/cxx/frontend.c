@@ -9,8 +9,8 @@
  * The prefilter is lexical and sound relative to the evaluator: a store fact needs (1) a pointer
  * named like a cache, or of element type cache_t, or the first part of a sink's name
  * (grammars/cxx/sinks.tsv), spelled in the file itself, and (2) a literal of
- * magnitude >= KV_SENTINEL_MAGNITUDE (1e4) or a word of the table (sentinel builtins and macros, numeric_limits,
- * bit-pattern readers) in the file or in a project header it includes (quoted or angled includes
+ * magnitude >= KV_SENTINEL_MAGNITUDE (1e4), a word of the table (sentinel builtins and macros,
+ * numeric_limits, bit-pattern readers) or an identifier of an id family (grammars/ids.tsv) in the file or in a project header it includes (quoted or angled includes
  * found next to the includer, on the compile command's -I paths, or in an ancestor folder). No
  * such file is parsed.
  */
@@ -87,6 +87,8 @@ static bool ident_char(char c)
 static bool is_table_word(const cxx_state *st, const char *w, size_t n)
 {
     if (mem_in_array(st->sentinels.v, st->sentinels.n, w, n) || mem_in_array(st->limits.v, st->limits.n, w, n))
+        return true;
+    if (st->ids && id_vocab_name_family(st->ids, w, n))  /* an id (slot_mapping, positions) */
         return true;
     for (size_t i = 0; i < st->bits.n; i++)
         if (strlen(st->bits.v[i].name) == n && memcmp(st->bits.v[i].name, w, n) == 0)

@@ -54,7 +54,7 @@ expect_query() {
     if [ "$got" = "$4" ]; then pass "$1"; else fail "$1: got '$got', want '$4'"; fi
 }
 
-for case in cast_cache_t half_cache limits bf16_key logits fp8_satfinite nvcc_db suppress prefilter dispatch sinks; do
+for case in cast_cache_t half_cache limits bf16_key logits fp8_satfinite nvcc_db suppress prefilter dispatch sinks ids; do
     run "$case"
     compare_golden "$case" "$golden/$case.json" "$tmpdir/$case.json"
 done
@@ -89,6 +89,12 @@ expect_query "sinks of the table: a writer's value argument, a writer's cache pa
 expect_query "a sink call is a cache-op store with the sink's conversion" sinks \
     "sorted((s['line'], s['sink'], s['conversion']) for s in d['stores'] if s['sink'] != 'k_row')" \
     "[(26, 'CopyWithScaleOp::operator()', 'saturating-fp8'), (36, 'CopyWithScaleOp::operator()', 'saturating-fp8')]"
+expect_query "ids: a known range is KV003, an unknown one KV004 below 2048, arithmetic and floats are none" ids \
+    "sorted((x['rule'], x['line'], x['dtype']) for x in d['findings'])" \
+    "[('KV003', 14, 'fp8_e4m3'), ('KV003', 24, 'float16'), ('KV004', 11, 'fp8_e4m3')]"
+expect_query "ids carry their family and the family's bound" ids \
+    "sorted((s['line'], v['family'], v['max_symbol']) for s in d['stores'] for v in s['values'])" \
+    "[(14, 'position', 'max_model_len'), (16, 'slot', 'num_slots'), (24, 'position', 'max_model_len'), (26, 'token', 'vocab_size'), (34, 'position', 'max_model_len')]"
 expect_query "suppressed with // kvlint: ignore" suppress \
     "([(x['rule'], x['line']) for x in d['findings']], d['summary']['suppressed'])" "([('KV001', 6)], 1)"
 expect_query "prefiltered files are not parsed" prefilter "(len(d['stores']), d['stderr'])" "(0, [])"

@@ -50,6 +50,8 @@ EXTRA_DIST += tests/e2e/ux_cli.sh
 # Platforms (a T4 node, vLLM's CPU image) change the verdict.
 TESTS += tests/e2e/check_platforms.sh
 EXTRA_DIST += tests/e2e/check_platforms.sh
+TESTS += tests/e2e/check_ds_mla.sh
+EXTRA_DIST += tests/e2e/check_ds_mla.sh
 # The built binary over the CPython standard library (the sanitizers' run over real code in CI).
 TESTS += tests/e2e/real_corpus.sh
 EXTRA_DIST += tests/e2e/real_corpus.sh

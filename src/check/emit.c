@@ -318,6 +318,12 @@ bool ev_resolve_fields(const kv_value *v, const deployment *d, kv_value *out)
     return true;
 }
 
+bool ev_store_in_recipe(const store_fact *s, const deployment *d)
+{
+    return s->cache_dtype.kind == DREF_CONCRETE || !d || !kvn_dtype_nope_only(d->kv.dtype) ||
+           s->part == LATENT_NOPE;
+}
+
 void ev_each_stored_value(ectx *c, unsigned flags, stored_value_fn fn)
 {
     const deployment *const *deps;
@@ -336,6 +342,8 @@ void ev_each_stored_value(ectx *c, unsigned flags, stored_value_fn fn)
                     nd = 1;
                 for (size_t di = 0; di < nd; di++) {
                     kv_value known;
+                    if (!ev_store_in_recipe(s, deps[di]))
+                        continue;
                     if (!v->expr)
                         fn(c, s, v, deps[di]);
                     else if (ev_resolve_fields(v, deps[di], &known) && ev_wants_value(c->r, &known))

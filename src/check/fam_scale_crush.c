@@ -98,7 +98,9 @@ static void crush_point(ectx *c, const store_fact *s, const kv_value *v, const d
             return;
         nb_stored = out[1].stored;
         how = di->kind == KVN_KIND_BLOCK ? arena_printf(a, "%d-element block scale", di->block)
-                                         : "per-token-head scale computed from the absolute maximum";
+              : di->block > 0 ? arena_printf(a, "%d-element tile scale computed from the tile's absolute maximum",
+                                             di->block)
+                              : "per-token-head scale computed from the absolute maximum";
     } else {
         double row[2] = { x, nb };
         kvn_result out[2];

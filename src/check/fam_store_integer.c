@@ -223,7 +223,7 @@ static void run(ectx *c)
             const deployment *d = deps[di];
             for (size_t k = 0; (st->facts & INT_FACT_STORES) && k < ff->stores.n; k++) {
                 const store_fact *s = &ff->stores.v[k];
-                if (!ev_wants_store(c->r, s))
+                if (!ev_wants_store(c->r, s) || !ev_store_in_recipe(s, d))
                     continue;
                 const char *what = ev_sink_note(a, s);
                 /* A C/C++ store may fix its cache's dtype in the code (a __half *cache) and converts

@@ -148,6 +148,11 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
     const kvn_dtype_info *kvi = kvn_dtype_get(kv);
     if (v->kind == VK_FLOAT && kvi && (kvi->kind == KVN_KIND_BLOCK || kvi->kind == KVN_KIND_DYNAMIC))
         return false;
+    /* --calculate-kv-scales makes the per-tensor scale absmax / 200 (keys) or / 100 (values): the
+     * largest value itself is stored at 200 or 100 times the scale, inside every fp8 range, so
+     * nothing saturates or overflows; what the scale does to the others is scale-crush's (KV014). */
+    if (!coded && !fixed && d->dynamic_kv_scales && kvi && kvi->kind == KVN_KIND_SCALED && isfinite(x))
+        return false;
     path_result p[MAX_PATHS];
     size_t n = coded ? store_path_coded(s->conv_api, store_conv_saturates(s->conv, kv), kv, x, a, p)
                      : store_paths(engine, kv, d->model.dtype, d->platform, x, p);

@@ -128,6 +128,10 @@ enum store_walk_flags {
     WALK_FIXED_DTYPE_ONCE = 1u << 1   /* a store whose code fixes the cache dtype: the same under every
                                          deployment, so judged under the first only */
 };
+/* Whether store s is written by d's KV-cache recipe: fp8_ds_mla quantizes only the NoPE part of an
+ * MLA row (its RoPE part stays bfloat16), so a store of another part, or of a part not known, is
+ * not judged under it; a store whose code fixes the cache dtype always is. */
+bool ev_store_in_recipe(const store_fact *s, const deployment *d);
 typedef void (*stored_value_fn)(ectx *c, const store_fact *s, const kv_value *v, const deployment *d);
 void ev_each_stored_value(ectx *c, unsigned flags, stored_value_fn fn);
 

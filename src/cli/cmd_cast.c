@@ -245,7 +245,8 @@ static shared_scale shared_of(kvn_dtype d, const cast_args *a, const double *in,
     s.scale = kvn_row_scale(d, in, a->nvalues, p);
     s.flush = big != 0 ? kvn_flush_up_to(d, big, p) : NAN;
     s.how = a->dynamic_div == 200 ? "absmax / 200 (--calculate-kv-scales, keys)"
-            : a->dynamic_div == 100 ? "absmax / 100 (--calculate-kv-scales, values)" : "per-token-head absmax";
+            : a->dynamic_div == 100 ? "absmax / 100 (--calculate-kv-scales, values)"
+            : info->block > 0 ? "tile absmax / 448, the tile of the largest value" : "per-token-head absmax";
     return s;
 }
 

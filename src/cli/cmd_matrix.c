@@ -55,8 +55,9 @@ typedef struct matrix {
 static bool modelled_kv(kvn_dtype d)
 {
     const kvn_dtype_info *i = kvn_dtype_get(d);
-    /* fp4 e2m1 and e8m0 are parts of block formats, not caches an engine offers. */
-    return i && i->kind != KVN_KIND_AUTO && i->kind != KVN_KIND_UNMODELLED &&
+    /* fp4 e2m1 and e8m0 are parts of block formats, not caches an engine offers; fp8_ds_mla is a
+     * cache for DeepSeek MLA rows only, no column every store could be judged in. */
+    return i && i->kind != KVN_KIND_AUTO && i->kind != KVN_KIND_UNMODELLED && !kvn_dtype_nope_only(d) &&
            !(i->kind == KVN_KIND_ELEMENT && (i->elem == KVN_E2M1 || i->elem == KVN_E8M0));
 }
 

@@ -155,6 +155,16 @@ bool sink_family_parse(const char *name, sink_family *out);
 
 typedef enum kv_operand { KV_OPERANDS(KV_ENUM_MEMBER) } kv_operand;
 
+/* Which part of an MLA latent row an OPERAND_KV store writes, where the sink says (sinks.tsv: the
+ * key column is the first part): the NoPE latents (kv_c, 512 values in DeepSeek) or the RoPE key
+ * (k_pe, 64). fp8_ds_mla stores the two differently (numerics: kvn_dtype_nope_only). */
+#define KV_LATENT_PARTS(X)                                                                 \
+    X(LATENT_UNKNOWN, "unknown") /* not an MLA sink's argument (a direct write, C/C++) */ \
+    X(LATENT_NOPE, "nope")       /* the sink's first latent part: kv_c */                  \
+    X(LATENT_ROPE, "rope")       /* its second: k_pe */
+
+typedef enum latent_part { KV_LATENT_PARTS(KV_ENUM_MEMBER) } latent_part;
+
 /* How the stored value becomes cache bytes. Python stores leave it to the engine's writers
  * (check/paths.c); a C++/CUDA store converts in the code itself and says how. */
 #define KV_STORE_CONVS(X)                                                                            \
@@ -176,6 +186,7 @@ typedef struct store_fact {
     const char *sink;         /* as written: "self.attn", "reshape_and_cache_flash" */
     const char *engine;       /* "vllm", "sglang", "transformers", or NULL when unknown */
     kv_operand operand;
+    latent_part part;         /* OPERAND_KV from an MLA sink: which part; else LATENT_UNKNOWN */
     const char *tensor;       /* the stored expression as written: "k" */
     const kv_value *values;   /* every known value the tensor may hold */
     size_t nvalues;
@@ -291,6 +302,7 @@ bool kv_loc_same(const kv_loc *a, const kv_loc *b);
 const char *value_kind_name(value_kind k);
 const char *sink_family_name(sink_family f);
 const char *operand_name(kv_operand o);
+const char *latent_part_name(latent_part p);
 const char *store_conv_name(store_conv c);
 const char *construction_kind_name(construction_kind k);
 const char *arith_kind_name(arith_kind k);

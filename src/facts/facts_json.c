@@ -107,6 +107,8 @@ void json_store_fact(json_writer *w, const store_fact *s)
     json_kv_string(w, "family", sink_family_name(s->family));
     json_kv_string(w, "engine", s->engine);
     json_kv_string(w, "operand", operand_name(s->operand));
+    if (s->part != LATENT_UNKNOWN)
+        json_kv_string(w, "latent_part", latent_part_name(s->part));
     json_kv_string(w, "tensor", s->tensor);
     json_kv_bool(w, "shares_block", s->shares_block);
     if (s->conv != CONV_ENGINE) {  /* C/C++ stores only: Python facts keep their shape */

@@ -84,9 +84,10 @@ static const dtype_entry table[] = {
     { { "fp8_inc", NO_ALIASES, KVN_KIND_UNMODELLED, KVN_F32, 0, KVN_F32,
         "vLLM Intel Gaudi fp8 via INC: device-specific e4m3 range and measured scales" },
       KVN_M_NONE, -1 },
-    { { "fp8_ds_mla", NO_ALIASES, KVN_KIND_UNMODELLED, KVN_F32, 0, KVN_F32,
-        "vLLM DeepSeek sparse MLA: e4m3 tiles of 128 with float32 scales plus bf16 RoPE" },
-      KVN_M_NONE, -1 },
+    { { "fp8_ds_mla", NO_ALIASES, KVN_KIND_DYNAMIC, KVN_E4M3, 128, KVN_F32,
+        "vLLM DeepSeek V3.2 MLA (concat_and_cache_ds_mla_kernel): the 512 NoPE latents in e4m3 tiles of "
+        "128, scale max(amax / 448, FLT_MIN) in binary32 per tile; the 64 RoPE values stay bfloat16" },
+      KVN_M_FP8_DS_MLA, 0 },
     { { "nvfp4_ds_mla", NO_ALIASES, KVN_KIND_UNMODELLED, KVN_F32, 0, KVN_F32,
         "vLLM DeepSeek sparse MLA in NVFP4: packed layout not modelled" },
       KVN_M_NONE, -1 },
@@ -118,7 +119,8 @@ enum { DTYPE_COUNT = sizeof table / sizeof *table };
 /* Kept by hand next to the table; check_numerics verifies it names every modelled dtype. */
 static const char valid_names[] =
     "float32, bfloat16, float16, fp8_e4m3, fp8_e4m3fnuz, fp8_e5m2, fp8_e5m2fnuz, fp4_e2m1, e8m0, int8, "
-    "mxfp4, nvfp4, nvfp4_4over6, mxfp8, fp4_mx_block16, int8_per_token_head, fp8_per_token_head, auto "
+    "mxfp4, nvfp4, nvfp4_4over6, mxfp8, fp4_mx_block16, int8_per_token_head, fp8_per_token_head, fp8_ds_mla, "
+    "auto "
     "(and their aliases: see 'kvlint dtypes')";
 
 size_t kvn_dtype_count(void)
@@ -242,6 +244,11 @@ double kvn_dtype_int_exact_max(kvn_dtype d)
     if (d < 0 || d >= DTYPE_COUNT)
         return -1;
     return table[d].int_exact_max;
+}
+
+bool kvn_dtype_nope_only(kvn_dtype d)
+{
+    return kvn__dtype_model(d) == KVN_M_FP8_DS_MLA;
 }
 
 bool kvn_dtype_takes_scale(kvn_dtype d)

@@ -1,6 +1,6 @@
 /*
  * dynamic.c: scales a stored row sets for its neighbours: vLLM's --calculate-kv-scales per-tensor
- * scale, the per-token-head scale, and the flush threshold (the magnitude below which a value
+ * scale, the per-token-head scale, fp8_ds_mla's per-tile scale, and the flush threshold (the magnitude below which a value
  * stored next to a large one reads back 0).
  *
  * --calculate-kv-scales (vLLM Attention.calc_kv_scales): k_scale = abs(key).max() / K_SCALE_CONSTANT
@@ -55,6 +55,17 @@ double kvn_row_scale(kvn_dtype d, const double *in, size_t n, const kvn_params *
         }
         float s = amax / qmax;
         return s >= 1e-6f ? (double)s : (double)1e-6f;
+    }
+    case KVN_M_FP8_DS_MLA: {
+        /* the tiles' largest scale: the one of the tile that holds the row's absmax */
+        double amax = 0;
+        for (size_t i = 0; i < n; i++) {
+            double a = fabs(kvn__to_f32(in[i]));
+            if (a > amax)
+                amax = a;
+        }
+        double s = kvn__to_f32(kvn__quot_odd(amax, 448.0));
+        return s >= 0x1p-126 ? s : 0x1p-126;
     }
     default:
         return NAN;

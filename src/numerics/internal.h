@@ -45,6 +45,8 @@ typedef enum kvn_model {
     KVN_M_FP4_MX16,      /* SGLang fp4_mx_block16: 16 x e2m1, X = 2^ceil(log2(amax / 6)), ties away */
     KVN_M_INT8_PTH,      /* vLLM int8_per_token_head: s = max(amax/127, 1e-6) in binary32, truncate */
     KVN_M_FP8_PTH,       /* vLLM fp8_per_token_head: s = max(amax/448, 1e-6) in binary32, e4m3 */
+    KVN_M_FP8_DS_MLA,    /* vLLM fp8_ds_mla NoPE: 128-element tiles, s = max(amax/448, FLT_MIN) in binary32,
+                            e4m3(binary32(x / s)) saturating */
     KVN_M_NONE           /* auto, unmodelled */
 } kvn_model;
 

@@ -137,7 +137,8 @@ kvn_overflow kvn_path_mode(kvn_path p, kvn_fmt f);
 typedef enum kvn_kind {
     KVN_KIND_ELEMENT,   /* one element format, no scale */
     KVN_KIND_SCALED,    /* element format after x / scale (per-tensor k_scale/v_scale), read back * scale */
-    KVN_KIND_DYNAMIC,   /* scaled per token-head by absmax at write time (fp8/int8_per_token_head) */
+    KVN_KIND_DYNAMIC,   /* scaled by absmax at write time: per token-head (fp8/int8_per_token_head, block
+                           0: the whole row), or per tile of `block` elements (fp8_ds_mla) */
     KVN_KIND_BLOCK,     /* block of `block` elements sharing one scale of `scale_fmt` (mxfp4, nvfp4, mxfp8) */
     KVN_KIND_INT8,      /* symmetric int8 with a scale, saturating */
     KVN_KIND_AUTO,      /* "auto": resolved by later stages to the model dtype or a checkpoint scheme */
@@ -176,6 +177,10 @@ const char *kvn_dtype_nearest(const char *name, char *buf, size_t n);
  * moves the ids themselves (0 1 2 3 in int8_per_token_head read back 0, 0.992, 1.98,
  * 2.99999999), so no id above 0 is guaranteed; kvn_store_row gives a given row's values. */
 double kvn_dtype_int_exact_max(kvn_dtype d);
+/* Whether d's recipe covers only the first latent part of an MLA row: fp8_ds_mla quantizes the
+ * NoPE latents (kv_c) in tiles and keeps the RoPE part (k_pe) in the model's bfloat16, so a value
+ * stored as another part, or as a part not known, is not stored by d's recipe. */
+bool kvn_dtype_nope_only(kvn_dtype d);
 /* Whether kvn_params.scale means anything for d (per-tensor scaled fp8, int8, nvfp4's k_scale). */
 bool kvn_dtype_takes_scale(kvn_dtype d);
 

@@ -1,7 +1,8 @@
 /*
  * store.c: kvn_store_row, what a row of values reads back as after it was written into a cache of
  * a given dtype: element casts, per-tensor scaled fp8 and int8, the block formats (mxfp4, nvfp4,
- * nvfp4_4over6, mxfp8, fp4_mx_block16) and the dynamic per-token-head formats.
+ * nvfp4_4over6, mxfp8, fp4_mx_block16), the dynamic per-token-head formats and fp8_ds_mla's
+ * dynamic tiles.
  *
  * Arithmetic model. The block and scaled recipes are specified in real arithmetic and evaluated
  * exactly: every quantity is rounded once, where the recipe quantizes (the scale to its format,
@@ -27,7 +28,7 @@
 
 #include "numerics/internal.h"
 
-enum { MAX_BLOCK = 32 };
+enum { MAX_BLOCK = 128 };
 
 /* A user scale as the engines hold it: binary32, positive and finite, else 1. */
 static double scale_of(const kvn_params *p)
@@ -267,6 +268,36 @@ static void row_per_token_head(const double *in, size_t n, bool fp8, kvn_result 
     }
 }
 
+/* ---- dynamic per tile: vLLM concat_and_cache_ds_mla_kernel (csrc/libtorch_stable/cache_kernels.cu) ----
+ *
+ * One tile of 128 NoPE latents: tile_scale = fmaxf(max_abs / 448.f, FLT_MIN) (fmaxf leaves NaN out
+ * of max_abs), each element __nv_cvt_float_to_fp8(x / tile_scale, __NV_SATFINITE, E4M3), read
+ * back as code * tile_scale. Every step is one binary32 operation, reproduced exactly (the file is
+ * built without fast math). An infinity makes the scale inf: finite values then quantize to 0 and
+ * read back 0 * inf, and inf / inf is NaN, so the whole tile reads NaN. */
+static void tile_ds_mla(const double *in, size_t n, kvn_result *out)
+{
+    double amax = 0;
+    for (size_t i = 0; i < n; i++) {
+        double a = fabs(kvn__to_f32(in[i]));
+        if (a > amax)
+            amax = a;
+    }
+    double s = kvn__to_f32(kvn__quot_odd(amax, 448.0));
+    if (!(s >= 0x1p-126))
+        s = 0x1p-126; /* FLT_MIN */
+    for (size_t i = 0; i < n; i++) {
+        double x = kvn__to_f32(in[i]);
+        if (isnan(x) || isinf(s)) {
+            out[i] = (kvn_result){ NAN, isnan(in[i]) ? KVN_EXACT : KVN_OVERFLOW_NAN };
+            continue;
+        }
+        double q = kvn__to_f32(kvn__quot_odd(x, s));
+        double stored = kvn_cast(KVN_E4M3, q, KVN_SATURATE).stored * s;
+        out[i] = (kvn_result){ stored, classify(in[i], stored, KVN_ROUNDED) };
+    }
+}
+
 /* ---- dispatch ---- */
 
 static void store_chunk(kvn_model m, const double *in, size_t n, const kvn_params *p, kvn_result *out)
@@ -292,6 +323,9 @@ static void store_chunk(kvn_model m, const double *in, size_t n, const kvn_param
         break;
     case KVN_M_FP8_PTH:
         row_per_token_head(in, n, true, out);
+        break;
+    case KVN_M_FP8_DS_MLA:
+        tile_ds_mla(in, n, out);
         break;
     default:
         break;

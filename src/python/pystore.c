@@ -119,7 +119,7 @@ void pe_emit_arith_signed(ev *e, arith_kind k, TSNode at, const kv_value *a, boo
 }
 
 static void emit_store(ev *e, TSNode at, sink_family fam, const char *sink, const char *engine,
-                       kv_operand op, TSNode tensor, aval x)
+                       kv_operand op, latent_part part, TSNode tensor, aval x)
 {
     if (x.tag != AV_VALUES || x.n == 0)
         return;
@@ -152,6 +152,7 @@ static void emit_store(ev *e, TSNode at, sink_family fam, const char *sink, cons
     s.sink = arena_strdup(e->a, sink);  /* the sink table does not outlive the scan */
     s.engine = engine ? arena_strdup(e->a, engine) : NULL;
     s.operand = op;
+    s.part = part;
     s.tensor = t;
     kv_value *vals = arena_alloc(e->a, x.n * sizeof *vals);
     for (size_t i = 0; i < x.n; i++) {
@@ -178,7 +179,7 @@ static kv_operand operand_for_cache(const char *name)
 
 void pe_store_direct(ev *e, TSNode at, const char *cache, TSNode tensor, aval x)
 {
-    emit_store(e, at, SINK_DIRECT, cache, NULL, operand_for_cache(cache), tensor, x);
+    emit_store(e, at, SINK_DIRECT, cache, NULL, operand_for_cache(cache), LATENT_UNKNOWN, tensor, x);
 }
 
 /* ---- sink calls ----
@@ -223,9 +224,9 @@ static void store_bound(ev *e, const py_sink *s, const char *callee, TSNode call
     const aval *v = bound_arg(g, vr, &vn);
     kv_operand ko = s->kv ? OPERAND_KV : OPERAND_KEY, vo = s->kv ? OPERAND_KV : OPERAND_VALUE;
     if (k)
-        emit_store(e, call, s->family, callee, s->engine, ko, kn, *k);
+        emit_store(e, call, s->family, callee, s->engine, ko, s->kv ? LATENT_NOPE : LATENT_UNKNOWN, kn, *k);
     if (v)
-        emit_store(e, call, s->family, callee, s->engine, vo, vn, *v);
+        emit_store(e, call, s->family, callee, s->engine, vo, s->kv ? LATENT_ROPE : LATENT_UNKNOWN, vn, *v);
 }
 
 void pe_store_sink_call(ev *e, const py_sink *s, const char *callee, TSNode call, const args *g)

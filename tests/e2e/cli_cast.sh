@@ -77,6 +77,14 @@ expect_contains "path excludes overflow" "$tmpdir/err" "--path and --overflow ex
 run "cast --calculate-kv-scales key" 0 cast --dtype fp8 --calculate-kv-scales key -- -30000 1 0.1
 expect_contains "calculated K scale 150 and its flush threshold" "$tmpdir/out" "scale 150 (absmax / 200 (--calculate-kv-scales, keys)); values up to 0.146484375 in magnitude read back 0"
 expect_contains "0.1 is crushed" "$tmpdir/out" "0.1                      0                        crushed"
+# fp8_ds_mla: each 128-element tile of the NoPE latents has its own scale max(amax / 448, FLT_MIN)
+run "cast fp8_ds_mla" 0 cast --dtype fp8_ds_mla -- -30000 0.05 1
+expect_contains "fp8_ds_mla tile scale and its flush threshold" "$tmpdir/out" "scale 66.96428680419922 (tile absmax / 448, the tile of the largest value); values up to 0.06539481505751608 in magnitude read back 0"
+expect_contains "fp8_ds_mla: 0.05 beside -30000 is crushed" "$tmpdir/out" "crushed"
+# a value 128 places on is in the next tile, whose own scale keeps it
+vals=$(i=0; while [ $i -lt 127 ]; do printf '0 '; i=$((i + 1)); done)
+run "cast fp8_ds_mla next tile" 0 cast --dtype fp8_ds_mla --format json -- -30000 $vals 0.05
+expect_contains "fp8_ds_mla: the next tile keeps 0.05" "$tmpdir/out" '"stored": 0.05000000027939677'
 run "cast --calculate-kv-scales with --scale" 2 cast --dtype fp8 --calculate-kv-scales key --scale 2 1
 run "cast --calculate-kv-scales on bf16" 2 cast --dtype bf16 --calculate-kv-scales value 1
 run "cast text" 0 cast --dtype bf16 15962 -1e9 2048.5

@@ -184,6 +184,26 @@ class Checker:
                 self.mismatches.append("%s dynamic %s: zero_up_to %s, reference %s" % (
                     dtype, operand, doc.get("zero_up_to"), float(s * half_sub)))
 
+    def compare_tile_scale(self, kvlint, values):
+        doc = run_cast(kvlint, "fp8_ds_mla", "nonsaturate", values)
+        xs = [ref.parse_literal(v) for v in values]
+        big = max(xs, key=lambda x: abs(ref.value_of(x)))
+        if ref.value_of(big) == 0:
+            return
+        self.compared += 3
+        if not ref.stored_matches(ref.tile_scale_ds_mla(xs), doc.get("scale")):
+            self.mismatches.append("fp8_ds_mla: scale %s, reference %s" % (doc.get("scale"), float(ref.tile_scale_ds_mla(xs))))
+        y = doc.get("zero_up_to")
+        if not isinstance(y, float):
+            self.mismatches.append("fp8_ds_mla: zero_up_to %r" % (y,))
+            return
+        at = ref.tile_ds_mla([big, ref.Fraction(y)])[1][0]
+        above = ref.tile_ds_mla([big, ref.Fraction(math.nextafter(y, math.inf))])[1][0]
+        if ref.value_of(at) != 0:
+            self.mismatches.append("fp8_ds_mla: zero_up_to %r reads back %s" % (y, at))
+        if ref.value_of(above) == 0:
+            self.mismatches.append("fp8_ds_mla: above zero_up_to %r still reads back 0" % (y,))
+
     def check(self, doc, dtype, mode, values, scale, expect_name, dynamic=None):
         if doc["dtype"] != (expect_name or dtype) or doc["overflow"] != mode:
             self.mismatches.append("%s: header %s/%s" % (dtype, doc["dtype"], doc["overflow"]))
@@ -233,6 +253,13 @@ def main():
         for _ in range(10):
             row = block_values(rng, rng.choice([8, 16, 64, 128]), 1)
             chk.compare(args.kvlint, dtype, "nonsaturate", row)
+    # fp8_ds_mla: rows of one to four 128-element tiles (the NoPE part is 512), each tile its own
+    # scale; cast's scale is the one of the largest value's tile, and its zero_up_to must read back
+    # 0 beside that value while the next larger binary64 does not
+    for _ in range(12):
+        row = block_values(rng, 128, rng.randrange(1, 5))
+        chk.compare(args.kvlint, "fp8_ds_mla", "nonsaturate", row)
+        chk.compare_tile_scale(args.kvlint, [v for v in row if v not in ("inf", "-inf", "nan")])
     # aliases reach the same numbers
     chk.compare(args.kvlint, "torch.float8_e4m3fn", "nonsaturate", SENTINELS, expect_name="fp8_e4m3")
     chk.compare(args.kvlint, "half", "saturate", SENTINELS, expect_name="float16")

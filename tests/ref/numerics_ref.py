@@ -509,6 +509,37 @@ def row_per_token_head(xs, fp8):
     return out
 
 
+FLT_MIN = Fraction(2) ** -126
+
+
+def tile_ds_mla(xs, _scale=None):
+    """vLLM concat_and_cache_ds_mla_kernel, one tile of 128 NoPE latents: x in binary32,
+    s = max(f32(amax / 448), FLT_MIN), q = f32(x / s), code = e4m3(q) saturating, read code * s.
+    An infinity makes s inf: finite values read 0 * inf, inf / inf is NaN, so the tile is NaN."""
+    x32 = [x if x == NAN else to_f32(x) for x in xs]
+    amax = absmax(x32)
+    if amax == float("inf"):
+        return [(NAN, "exact" if x == NAN else "overflow-nan") for x in xs]
+    s = max(to_f32(amax / 448), FLT_MIN)
+    out = []
+    for x, v in zip(xs, x32):
+        if x == NAN:
+            out.append((NAN, "exact"))
+            continue
+        negative = v == "-0" or (is_num(v) and v < 0)
+        quot = value_of(v) / s
+        q = to_f32(quot) if quot != 0 else ("-0" if negative else Fraction(0))
+        stored = mul(cast("fp8_e4m3", q, "saturate")[0], s)
+        out.append((stored, classify(x, stored, "rounded")))
+    return out
+
+
+def tile_scale_ds_mla(xs):
+    """The scale fp8_ds_mla gives the tile holding the row's largest magnitude (finite rows)."""
+    x32 = [to_f32(x) for x in xs if x != NAN]
+    return max(to_f32(absmax(x32) / 448), FLT_MIN)
+
+
 BLOCKS = {
     "mxfp4": (32, block_mxfp4),
     "nvfp4": (16, block_nvfp4),
@@ -542,7 +573,7 @@ def store_row(dtype, xs, mode="nonsaturate", scale=None, dynamic=None):
     if dtype in ("int8_per_token_head", "fp8_per_token_head"):
         fp8 = dtype.startswith("fp8")
         return _mark_crushed(lambda r: row_per_token_head(r, fp8), xs, row_per_token_head(xs, fp8))
-    size, fn = BLOCKS[dtype]
+    size, fn = (128, tile_ds_mla) if dtype == "fp8_ds_mla" else BLOCKS[dtype]
     out = []
     for start in range(0, len(xs), size):
         blk = xs[start:start + size]

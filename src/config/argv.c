@@ -378,6 +378,21 @@ const char *cfg_node_platform(const char *key, const char *value)
     return NULL;
 }
 
+/* Ray's accelerator_type (ray.util.accelerators: "T4", "V100", "A10G", "L4", "H100",
+ * "AMD-Instinct-MI300X-OAM", ...): the name as a whole, case ignored. GPUs Ray names that are sm80
+ * or newer (A10G, L4, A100, H100, ...) are the default platform and need no hint. */
+const char *cfg_ray_accelerator_platform(const char *value)
+{
+    if (!value)
+        return NULL;
+    for (size_t i = 0; pre_ampere_gpus[i]; i++)
+        if (!strcasecmp(value, pre_ampere_gpus[i]))
+            return "cuda-sm75";
+    if (!strncasecmp(value, "AMD-Instinct-", 13))
+        return "rocm";
+    return NULL;
+}
+
 static cfg_word word_of(const sh_word *w)
 {
     return (cfg_word){ w->text, w->off + (size_t)(w->shift > 0 ? w->shift : 0), w->shift >= 0, w->var };

@@ -74,6 +74,9 @@ const char *cfg_image_platform(const char *image, size_t len);
  * P4, P40, K80 by nvidia.com/gpu.product or cloud.google.com/gke-accelerator; g4dn, p3, p2
  * instance types), else NULL. */
 const char *cfg_node_platform(const char *key, const char *value);
+/* The platform a Ray Serve `accelerator_type` names ("T4" -> "cuda-sm75", "AMD-Instinct-MI300X-OAM"
+ * -> "rocm"), or NULL (an sm80+ GPU, or a name kvlint does not know). */
+const char *cfg_ray_accelerator_platform(const char *value);
 /* Parse a number the way vLLM's human-readable ints do (1k = 1000, 1K = 1024). */
 bool cfg_parse_number(const char *s, double *out);
 /* An id range's value (max_model_len, vocab_size, ...): a whole number from 0 to 2^53. Text that is

@@ -363,6 +363,11 @@ static void ray_llm_config(yw *y, const ynode *m)
     const ynode *kw = get(y, m, "engine_kwargs");
     if (kw && kw->kind == YN_MAP)
         option_map(y, kw, engine, "ray-serve", group);
+    /* accelerator_type is where Ray places the replicas: a T4 or V100 has no bfloat16 */
+    const ynode *acc = deref(y, get(y, m, "accelerator_type"));
+    const char *p = cfg_ray_accelerator_platform(yscalar(acc));
+    if (p)
+        cfg_platform(y->c, yword(y, acc).off, engine, "ray-serve", group, p);
     cfg_finish_group(y->c, group, engine, "ray-serve", ytree_pos(&y->st->src, m->start).off);
 }
 

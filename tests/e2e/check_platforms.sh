@@ -3,7 +3,8 @@
 # docs/dtypes.md "conversion paths"). tests/fixtures/platforms/<tree> each hold the same vLLM head
 # (V = -1e9) and one deployment: a T4 node (nodeSelector) runs the bfloat16 checkpoint as float16,
 # so -1e9 is -inf (KV001); without the hint it is bfloat16 and safe; vLLM's CPU image clamps it to
-# -57344 in fp8_e5m2 (KV002), where a GPU's Triton writer gives -inf (KV001). Goldens are
+# -57344 in fp8_e5m2 (KV002), where a GPU's Triton writer gives -inf (KV001); a Ray Serve
+# LLMConfig's accelerator_type: T4 is a T4 node too (ray-t4). Goldens are
 # platforms/<tree>.expected.json. --platform and .kvlint.yaml `platform:` name the same platforms.
 . "$top_srcdir/tests/e2e/lib.sh"
 
@@ -18,6 +19,19 @@ run t4; expect_status "t4: a T4 node runs bfloat16 as float16" 1 $?
 expect_contains "t4: -1e9 overflows float16" "$tmpdir/t4.json" '"rule": "KV001"'
 expect_contains "t4: note at the node selector" "$tmpdir/t4.json" "runs on cuda-sm75: a GPU below sm80, without bfloat16"
 compare_golden "t4 golden" "$trees/t4.expected.json" "$tmpdir/t4.json"
+
+# Ray Serve's accelerator_type places the replicas: T4 is such a node
+run ray-t4; expect_status "ray-t4: accelerator_type T4 runs bfloat16 as float16" 1 $?
+expect_contains "ray-t4: -1e9 overflows float16" "$tmpdir/ray-t4.json" '"rule": "KV001"'
+expect_contains "ray-t4: note at accelerator_type" "$tmpdir/ray-t4.json" "runs on cuda-sm75: a GPU below sm80, without bfloat16"
+compare_golden "ray-t4 golden" "$trees/ray-t4.expected.json" "$tmpdir/ray-t4.json"
+mkdir -p "$tmpdir/ray-l4" && cp "$trees/ray-t4/head.py" "$trees/ray-t4/config.json" "$tmpdir/ray-l4/"
+sed 's/accelerator_type: T4/accelerator_type: L4/' "$trees/ray-t4/serve_config.yaml" >"$tmpdir/ray-l4/serve_config.yaml"
+(cd "$tmpdir/ray-l4" && "$KVLINT" check .) >"$tmpdir/out" 2>&1
+expect_status "ray: accelerator_type L4 (sm89) keeps bfloat16" 0 $?
+sed 's/accelerator_type: T4/accelerator_type: AMD-Instinct-MI300X-OAM/' "$trees/ray-t4/serve_config.yaml" >"$tmpdir/ray-l4/serve_config.yaml"
+(cd "$tmpdir/ray-l4" && "$KVLINT" facts .) >"$tmpdir/out" 2>&1
+expect_contains "ray: an AMD Instinct accelerator_type is rocm" "$tmpdir/out" "vllm platform = rocm"
 
 run ampere; expect_status "ampere: no hint, bfloat16 holds -1e9" 0 $?
 compare_golden "ampere golden" "$trees/ampere.expected.json" "$tmpdir/ampere.json"

@@ -11,7 +11,9 @@
  *   cxxpch.c    the run's precompiled system headers, built once per parse setting
  *   cxxtypes.c  the table entry of a type, and the types a template parameter (cache_t) takes at the
  *               unit's launch sites and explicit instantiations
- *   cxxeval.c   the walk over the main file's functions: cache pointers, stores, values, conversions
+ *   cxxwalk.c   the walk over the main file's functions: cache pointers, stores, sink calls, facts
+ *   cxxeval.c   the values a stored expression may hold and its conversions (cxxeval.h: shared
+ *               with cxxwalk.c only)
  * It emits store facts located in the source it was handed; it does not analyse headers through
  * the translation units that include them (a scanned header is analysed on its own).
  */
@@ -227,7 +229,11 @@ void cxx_param_types_of(const cxx_state *st, const cxx_dispatch *d, CXCursor fn,
 bool cxx_id_value(const cxx_state *st, CXTranslationUnit tu, CXCursor expr, CXCursor decl, bool subscripted,
                   const char *path, kv_arena *a, kv_value *out);
 
-/* ---- analysis (cxxeval.c) ---- */
+/* ---- analysis (cxxwalk.c) ---- */
+
+/* The declaration of the pointer an lvalue or pointer expression goes through: p in p[i], *p,
+ * *(p + i), p + i, &p[i]. Null cursor when there is none. */
+CXCursor cxx_pointer_base(CXCursor c);
 
 void cxx_analyze_unit(const cxx_state *st, CXTranslationUnit tu, const fe_source *src, file_facts *out);
 /* Memory libclang holds for a unit, in bytes (its own accounting: AST, identifiers, sources). */

@@ -97,6 +97,18 @@ void cfg_analyze_dockerfile(cfg_ctx *c, const char *data, size_t len);
 void cfg_suppressions(cfg_ctx *c, const char *data, size_t len);
 /* ---- cfg_env.c ---- */
 void cfg_analyze_env(cfg_ctx *c, const char *data, size_t len);
+/* The `[export] NAME=VALUE` assignments of env file text, decoded as cfg_analyze_env reads them
+ * (no diagnostics): names[i] = values[i]; returns their number. */
+size_t cfg_env_assignments(kv_arena *a, const char *data, size_t len, const char ***names, const char ***values);
+/* ---- compose_vars.c ---- */
+struct ynode;
+/* Fill in compose's `${VAR}`, `${VAR:-default}`, ... in every scalar under root (a compose file of
+ * c->path) from the project's `.env` next to it, as docker compose does; a variable `.env` does
+ * not set and that has no default stays as written (an unresolved variable). */
+void cfg_compose_interpolate(cfg_ctx *c, struct ynode *root);
+/* The assignments of the env file rel (relative to the compose file's directory, or absolute):
+ * names[i] = values[i]; 0 when it cannot be read (then the service's other settings still count). */
+size_t cfg_compose_env_file(cfg_ctx *c, const char *rel, const char ***names, const char ***values);
 void cfg_analyze_unit(cfg_ctx *c, const char *data, size_t len);
 
 #endif

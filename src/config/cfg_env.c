@@ -167,6 +167,23 @@ static void env_lines(cfg_ctx *c, const char *s, size_t len, size_t base, env_va
     }
 }
 
+size_t cfg_env_assignments(kv_arena *a, const char *data, size_t len, const char ***names, const char ***values)
+{
+    ysrc src;
+    ysrc_init(&src, data, len, a);
+    file_facts *scratch = arena_zalloc(a, sizeof *scratch); /* diagnostics are the env file's own scan's */
+    cfg_ctx c = { .path = ".env", .out = scratch, .a = a, .src = &src };
+    env_vars vars = {0};
+    env_lines(&c, src.data, len, 0, &vars);
+    *names = arena_alloc(a, (vars.n + 1) * sizeof **names);
+    *values = arena_alloc(a, (vars.n + 1) * sizeof **values);
+    for (size_t i = 0; i < vars.n; i++) {
+        (*names)[i] = vars.v[i].name;
+        (*values)[i] = vars.v[i].value;
+    }
+    return vars.n;
+}
+
 void cfg_analyze_env(cfg_ctx *c, const char *data, size_t len)
 {
     env_groups g = { -1, -1, -1 };

@@ -12,7 +12,8 @@
  * Helm `vllmConfig` (and the production-stack operator's VLLMRuntime), Ray Serve LLM configs
  * (`model_loading_config` + `engine_kwargs`), and any string that holds a serving command line (CI `run:` blocks,
  * `bash -c` scripts). See docs/deployments.md for the heuristics and their reasons.
- * It does not evaluate Helm templates, compose variable interpolation or YAML merge keys.
+ * Compose files have their `${VAR}` filled in from the project's `.env` first (compose_vars.c).
+ * It does not evaluate Helm templates or YAML merge keys.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -120,7 +121,7 @@ static int shell_node(yw *y, const ynode *n, const char *carrier, const char *hi
         flags |= SH_NEWLINE_IS_SPACE;
         break;
     }
-    if (to < from || to > s->len)
+    if (to < from || to > s->len || n->rewritten)
         return cfg_shell_text(y->c, n->val, n->len, from, flags | SH_DETACHED, carrier, hint, bare_group);
     return cfg_shell_text(y->c, s->data + from, to - from, from, flags, carrier, hint, bare_group);
 }
@@ -469,11 +470,39 @@ static int container_env(yw *y, const ynode *env, const char *hint, int group)
     return group;
 }
 
+/* compose `env_file: app.env` (a path, a list of paths, or of {path: ...}): the files' assignments
+ * are the container's environment, read as `environment:` entries are (detached: at the path). */
+static int env_files(yw *y, const ynode *ef, const char *hint, int group)
+{
+    ef = deref(y, ef);
+    size_t n = ef && ef->kind == YN_SEQ ? ef->nkids : ef ? 1 : 0;
+    for (size_t i = 0; i < n; i++) {
+        const ynode *it = ef->kind == YN_SEQ ? deref(y, ef->kids[i]) : ef;
+        if (it && it->kind == YN_MAP)
+            it = deref(y, get(y, it, "path"));
+        const char *rel = yscalar(it);
+        const char **names, **values;
+        size_t nv = rel && *rel ? cfg_compose_env_file(y->c, rel, &names, &values) : 0;
+        for (size_t k = 0; k < nv; k++) {
+            if (!args_env(names[k], values[k]))
+                continue;
+            const char *engine = env_engine(names[k], hint);
+            if (group < 0)
+                group = y->c->next_group++;
+            int comma = !strchr(values[k], ' ') && strchr(values[k], ',') ? SH_COMMA_IS_SPACE : 0;
+            size_t off = yword(y, it).off;
+            cfg_shell_text(y->c, values[k], strlen(values[k]), off, comma | SH_DETACHED, "env-file", engine, group);
+            cfg_finish_group(y->c, group, engine, "env-file", off);
+        }
+    }
+    return group;
+}
+
 static bool is_container(yw *y, const ynode *m)
 {
     bool where = get(y, m, "image") || get(y, m, "build") || get(y, m, "modelFormat") || get(y, m, "modelCommand");
     bool what = get(y, m, "command") || get(y, m, "args") || get(y, m, "entrypoint") || get(y, m, "env") ||
-                get(y, m, "environment");
+                get(y, m, "environment") || get(y, m, "env_file");
     return where && what;
 }
 
@@ -612,6 +641,8 @@ static void container(yw *y, const ynode *m)
         }
     }
     const ynode *env = get(y, m, "env");
+    if (compose) /* environment: overrides env_file: (read last, its words come after) */
+        group = env_files(y, get(y, m, "env_file"), hint, group);
     group = container_env(y, env ? env : get(y, m, "environment"), hint, group);
     platform_from_image(y, get(y, m, "image"), hint, group);
 }
@@ -778,6 +809,8 @@ static void analyze_doc(yw *y, const ynode *root)
         }
     }
     y->carrier = doc_carrier(y, root);
+    if (!strcmp(y->carrier, "compose"))
+        cfg_compose_interpolate(y->c, (ynode *)root);
     walk(y, root, 0);
 }
 

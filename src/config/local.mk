@@ -3,7 +3,7 @@ src_libkvlint_a_SOURCES += \
 	src/config/ytree.h src/config/ytree.c \
 	src/config/shellwords.h src/config/shellwords.c \
 	src/config/cfg.h src/config/argv.c src/config/cfg_yaml.c src/config/cfg_text.c \
-	src/config/cfg_env.c \
+	src/config/cfg_env.c src/config/compose_vars.c \
 	src/config/frontend.c
 
 check_PROGRAMS += tests/unit/check_config

@@ -40,6 +40,8 @@ typedef struct ynode {
     size_t nkids;
     const struct ynode *target; /* alias: the anchored node, NULL for an unknown anchor */
     uint32_t anchor;            /* 1..ystream.nanchored if the node has an anchor (&name), else 0 */
+    bool rewritten;             /* scalar: val is no longer the text at start..end (compose's
+                                   variable interpolation filled it in) */
 } ynode;
 
 /* Byte-exact positions over the original text. */

@@ -6,6 +6,7 @@ src_libkvlint_a_SOURCES += \
 	src/util/json.c src/util/json.h \
 	src/util/numfmt.c src/util/numfmt.h \
 	src/util/outfile.c src/util/outfile.h \
+	src/util/process.c src/util/process.h \
 	src/util/strbuf.c src/util/strbuf.h \
 	src/util/strlist.c src/util/strlist.h \
 	src/util/xalloc.c src/util/xalloc.h

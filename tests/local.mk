@@ -38,6 +38,8 @@ TESTS += tests/e2e/one_file.sh
 EXTRA_DIST += tests/e2e/one_file.sh
 TESTS += tests/e2e/stdin_input.sh
 EXTRA_DIST += tests/e2e/stdin_input.sh
+TESTS += tests/e2e/gitignore_walk.sh
+EXTRA_DIST += tests/e2e/gitignore_walk.sh
 # The layer table of src/README.md against every include under src/.
 TESTS += tests/e2e/check_layers.sh
 EXTRA_DIST += tests/e2e/check_layers.sh src/README.md

@@ -13,6 +13,7 @@
 
 #include "cli/git.h"
 #include "frontend/frontend.h"
+#include "scan/gitignore.h"
 #include "util/xalloc.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -102,7 +103,7 @@ static void collect(run_scope *s, const kv_project *p, bool want_code, bool want
     kv_arena *tmp = arena_new();
     diag_list quiet;
     diag_init(&quiet, tmp);
-    fs_walk(s->root, &all, &quiet);
+    gitignore_walk(s->root, p->respect_gitignore, &all, &quiet);
     size_t rootlen = strcmp(s->root, ".") ? strlen(s->root) : 0;
     for (size_t i = 0; i < all.n; i++) {
         const char *path = all.paths[i];

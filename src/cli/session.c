@@ -77,6 +77,7 @@ int session_option(session_options *o, int c, const char *arg, const char *cmd)
     case 0x105: o->whatif_kv = arg; return 1;
     case 0x106: o->whatif_model = arg; return 1;
     case 0x107: o->compile_commands = arg; return 1;
+    case 0x108: o->no_ignore = true; return 1;
     default: return 0;
     }
 }
@@ -230,6 +231,8 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
     }
     if (given) /* --platform overrides .kvlint.yaml's platform: */
         s->project->platform = platform;
+    if (o->no_ignore)
+        s->project->respect_gitignore = false;
     ro.platform = s->project->platform;
 
     s->quiet = o->quiet;

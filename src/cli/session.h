@@ -29,6 +29,7 @@ typedef struct session_options {
     const char *outputs[10];       /* report files this run writes: never read as inputs */
     size_t noutputs;
     const char *compile_commands;  /* --compile-commands FILE */
+    bool no_ignore;                /* --no-ignore: directory walks read .gitignore'd files too */
     const char *stdin_name;        /* check --stdin-filename NAME: the code is read from standard
                                     * input as NAME, the only path (session_open's paths: {NAME}) */
 } session_options;
@@ -56,7 +57,8 @@ typedef struct session {
     { "platform", required_argument, NULL, 0x104 },                   \
     { "kv-cache-dtype", required_argument, NULL, 0x105 },             \
     { "dtype", required_argument, NULL, 0x106 },                     \
-    { "compile-commands", required_argument, NULL, 0x107 }
+    { "compile-commands", required_argument, NULL, 0x107 },           \
+    { "no-ignore", no_argument, NULL, 0x108 }
 
 #define SESSION_OPTIONS_HELP                                                                      \
     "  -j, --jobs N            worker threads (default: number of CPUs)\n"                         \
@@ -69,7 +71,8 @@ typedef struct session {
     "      --kv-cache-dtype D  what-if: replace every declared KV-cache dtype with D\n"          \
     "      --dtype D           what-if: replace every declared model dtype with D\n"           \
     "      --compile-commands FILE  compile_commands.json for C/C++/CUDA sources (default:\n"    \
-    "                          the scanned root's or its build/'s, else default flags)\n"
+    "                          the scanned root's or its build/'s, else default flags)\n"    \
+    "      --no-ignore         also read the files .gitignore leaves out of a directory walk\n"
 
 /* Handle one getopt result if it is a session option. Returns 1 if handled, 0 if not ours,
  * -1 on a bad value (message printed). */

@@ -27,6 +27,7 @@ kv_project *project_default(const char *root)
     p->root = arena_strdup(p->arena, root && *root ? root : ".");
     p->assume_model = KVN_DTYPE_INVALID;
     p->max_file_size = DEFAULT_MAX_FILE;
+    p->respect_gitignore = true;
     char *real = realpath(p->root, NULL);
     if (real) {
         p->root_real = arena_strdup(p->arena, real);
@@ -319,6 +320,14 @@ static void load_key(loader *l, const ynode *k, const ynode *v)
                 s ? "max_file_size: expected a size from 1 byte to 4G-1 such as 8M, not '%s'"
                   : "max_file_size: expected a size from 1 byte to 4G-1 such as 8M, not %s",
                 s ? s : "a list or mapping");
+    } else if (!strcmp(name, "respect_gitignore") || !strcmp(name, "respect-gitignore")) {
+        const char *s = yscalar(v);
+        if (s && (!strcmp(s, "true") || !strcmp(s, "false")))
+            l->p->respect_gitignore = !strcmp(s, "true");
+        else
+            err(l, v ? v : k, s ? "respect_gitignore: expected true or false, not '%s'"
+                                : "respect_gitignore: expected true or false, not %s",
+                s ? s : "a list or mapping");
     } else if (!strcmp(name, "compile_commands")) {
         const char *s = yscalar(v);
         if (s && *s)
@@ -329,7 +338,7 @@ static void load_key(loader *l, const ynode *k, const ynode *v)
             err(l, v ? v : k, "%s", "compile_commands: expected the path of a compile_commands.json");
     } else {
         err(l, k, "unknown key '%s' (known: include, exclude, sinks, ranges, assume, deployments, code, "
-                  "model_config, platform, rules, max_file_size, compile_commands)", name);
+                  "model_config, platform, rules, max_file_size, respect_gitignore, compile_commands)", name);
     }
 }
 

@@ -56,6 +56,7 @@ typedef struct kv_project {
     ARENA_VEC(rule_override) severity;   /* rules.severity: {ID: error|warning|note} (checked by the CLI,
                                           * which knows the rules) */
     size_t max_file_size;                /* bytes; default 8 MiB */
+    bool respect_gitignore;              /* respect_gitignore: (default true; --no-ignore: false) */
     const char *compile_commands;        /* `compile_commands: FILE`, joined to root; NULL when not set */
     const char *root_real;               /* realpath of root, or NULL if it cannot be resolved */
 } kv_project;
@@ -76,5 +77,8 @@ bool kv_glob_match(const char *pattern, const char *path);
 /* The same, also true when the pattern matches a directory above path ("vendor" for vendor/a.py);
  * one pass over path. */
 bool kv_glob_match_dirs(const char *pattern, const char *path);
+/* gitignore's dialect of the same matcher (git's wildmatch with WM_PATHNAME): adds `[a-z]`,
+ * `[!x]`, `\x` escapes, and `**` is special only as a whole segment. Linear time as well. */
+bool kv_glob_match_git(const char *pattern, const char *path);
 
 #endif

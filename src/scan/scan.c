@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "scan/compdb.h"
+#include "scan/gitignore.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 
@@ -202,7 +203,7 @@ static void add_deployment_files(const kv_project *proj, fs_list *files, diag_li
     diag_list quiet;
     kv_arena *tmp = arena_new();
     diag_init(&quiet, tmp);
-    fs_walk(proj->root, &all, &quiet);
+    gitignore_walk(proj->root, proj->respect_gitignore, &all, &quiet);
     size_t rootlen = strcmp(proj->root, ".") == 0 ? 0 : strlen(proj->root);
     bool *matched = arena_zalloc(tmp, proj->deployments.n * sizeof *matched);
     for (size_t i = 0; i < all.n; i++) {
@@ -276,7 +277,7 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
     }
     for (size_t i = 0; i < npaths; i++)
         if (!opt->stdin_file || strcmp(paths[i], opt->stdin_file->path) != 0)
-            fs_walk(paths[i], &files, &r->diags);
+            gitignore_walk(paths[i], proj->respect_gitignore, &files, &r->diags);
     for (size_t i = 0; i < opt->nextra; i++)
         fs_walk(opt->extra_files[i], &files, &r->diags);
     if (opt->with_deployments)

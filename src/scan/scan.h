@@ -1,7 +1,8 @@
 /*
  * scan.h: from paths on the command line to every file's facts.
  *
- * Discovery (fs_walk, .kvlint.yaml include/exclude, the project's `deployments:` globs), reading
+ * Discovery (fs_walk, .gitignore unless the project turns it off, .kvlint.yaml include/exclude,
+ * the project's `deployments:` globs), reading
  * with the size limit, binary detection, front-end dispatch, and the thread pool. Results come
  * back sorted by path so that output never depends on the schedule. The scanner knows no language
  * and no rule.

@@ -157,7 +157,7 @@ static int cmp_str(const void *a, const void *b)
 /* Depth bound: a tree deeper than this is almost certainly a loop through bind mounts. */
 enum { MAX_DEPTH = 128 };
 
-static void walk_dir(const char *dir, int depth, fs_list *out, diag_list *diags)
+static void walk_dir(const char *dir, int depth, const fs_filter *filter, fs_list *out, diag_list *diags)
 {
     if (depth > MAX_DEPTH) {
         diag_limit(diags, DIAG_WARNING, dir, 0, 0, "directory nesting deeper than %d; not descending", MAX_DEPTH);
@@ -178,6 +178,8 @@ static void walk_dir(const char *dir, int depth, fs_list *out, diag_list *diags)
     closedir(d);
     if (names.n)
         qsort(names.paths, names.n, sizeof *names.paths, cmp_str);
+    if (filter)
+        filter->enter(filter->arg, dir);
     for (size_t i = 0; i < names.n; i++) {
         char *p = fs_join(dir, names.paths[i]);
         struct stat st;
@@ -185,10 +187,10 @@ static void walk_dir(const char *dir, int depth, fs_list *out, diag_list *diags)
             diag_add(diags, DIAG_ERROR, p, 0, 0, "cannot stat: %s", strerror(errno));
             free(p);
         } else if (S_ISDIR(st.st_mode)) {
-            if (!fs_skip_dir(names.paths[i]))
-                walk_dir(p, depth + 1, out, diags);
+            if (!fs_skip_dir(names.paths[i]) && !(filter && filter->excluded(filter->arg, p, true)))
+                walk_dir(p, depth + 1, filter, out, diags);
             free(p);
-        } else if (S_ISREG(st.st_mode)) {
+        } else if (S_ISREG(st.st_mode) && !(filter && filter->excluded(filter->arg, p, false))) {
             list_push(out, p);
         } else {
             /* Symlinks inside a tree are not followed (no loops, no escaping the tree);
@@ -196,10 +198,17 @@ static void walk_dir(const char *dir, int depth, fs_list *out, diag_list *diags)
             free(p);
         }
     }
+    if (filter)
+        filter->leave(filter->arg, dir);
     fs_list_free(&names);
 }
 
 bool fs_walk(const char *root, fs_list *out, diag_list *diags)
+{
+    return fs_walk_filtered(root, NULL, out, diags);
+}
+
+bool fs_walk_filtered(const char *root, const fs_filter *filter, fs_list *out, diag_list *diags)
 {
     struct stat st;
     if (stat(root, &st) != 0) {
@@ -208,9 +217,9 @@ bool fs_walk(const char *root, fs_list *out, diag_list *diags)
     }
     char *norm = fs_normalize(root);
     if (S_ISDIR(st.st_mode))
-        walk_dir(norm, 0, out, diags);
+        walk_dir(norm, 0, filter, out, diags);
     else if (S_ISREG(st.st_mode))
-        list_push(out, xstrdup(norm));
+        list_push(out, xstrdup(norm));   /* a file named explicitly is read even if ignored */
     else {
         diag_add(diags, DIAG_ERROR, root, 0, 0, "not a regular file or directory");
         free(norm);

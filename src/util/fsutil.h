@@ -44,6 +44,17 @@ typedef struct fs_list {
 /* Append every regular file under root (or root itself if it is a file) to out.
  * Problems (unreadable directories, missing paths) go to diags; returns false if root is unusable. */
 bool fs_walk(const char *root, fs_list *out, diag_list *diags);
+/* What a walk leaves out besides fs_skip_dir's folders (.gitignore: scan/gitignore.h). enter is
+ * called with each directory before its entries are judged, leave after; excluded with each entry
+ * (a directory that is excluded is not entered). Paths are spelled as the walk lists them. */
+typedef struct fs_filter {
+    void (*enter)(void *arg, const char *dir);
+    void (*leave)(void *arg, const char *dir);
+    bool (*excluded)(void *arg, const char *path, bool is_dir);
+    void *arg;
+} fs_filter;
+/* fs_walk with a filter (NULL: none). root itself is never judged: a path named is read. */
+bool fs_walk_filtered(const char *root, const fs_filter *filter, fs_list *out, diag_list *diags);
 void fs_list_sort_unique(fs_list *l);
 /* Keep the first path of each file (device and inode), in list order: the same tree given twice
  * (a symlinked directory, an absolute and a relative path, a hard link) is read once. Paths that

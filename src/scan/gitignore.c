@@ -1,0 +1,399 @@
+/*
+ * gitignore.c: git's ignore rules for directory walks (see gitignore.h).
+ *
+ * Every path is judged relative to the work tree's top: the walk root's place below the top is
+ * computed once, and each level (a .gitignore's folder, "" for the top and for info/exclude)
+ * keeps its folder relative to the top. A level is pushed when the walk enters its folder and
+ * popped when it leaves, so a folder's patterns apply to its subtree only. Patterns that are a
+ * plain name or `*` + a plain suffix (most of a Python .gitignore) are compared without the
+ * automaton. git runs at most once per walk, and only when a pattern ignores something.
+ */
+#include "scan/gitignore.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "project/project.h"
+#include "util/arena.h"
+#include "util/process.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+enum { GITIGNORE_MAX_BYTES = 1 << 20, MAX_LEVELS = 160 };
+
+typedef enum pat_kind { P_NAME, P_SUFFIX, P_GLOB } pat_kind;
+
+typedef struct pattern {
+    const char *text;     /* the glob (leading '/' and trailing '/' removed), or the name/suffix */
+    pat_kind kind;
+    bool negate, dir_only, anchored;
+} pattern;
+
+typedef struct level {
+    const char *prefix;   /* its folder relative to the top ("" for the top) */
+    pattern *v;
+    size_t n;
+    bool ignored;         /* the folder is ignored, entered only for the tracked files below it */
+} level;
+
+struct kv_gitignore {
+    kv_arena *arena;
+    char *root;           /* the walk's root as it spells paths (normalised) */
+    char *root_rel;       /* root relative to the top ("" at the top) */
+    level exclude;        /* .git/info/exclude */
+    level *stack;         /* from the top down to the folder being walked */
+    size_t n, cap;
+    size_t base;          /* levels above the root, loaded by gitignore_open */
+    char *top;            /* the work tree's top (canonical) */
+    char **tracked;       /* tracked files that patterns match (relative to the top, sorted) */
+    size_t ntracked;
+    bool tracked_loaded;  /* asked git once, at the first path a pattern ignores */
+};
+
+/* Whether s holds a character the glob dialect treats specially. */
+static bool has_magic(const char *s)
+{
+    return strpbrk(s, "*?[\\") != NULL;
+}
+
+/* One line of a .gitignore into p; false for a blank line or a comment. Modifies line. */
+static bool parse_line(kv_arena *a, char *line, pattern *p)
+{
+    size_t n = strlen(line);
+    if (n && line[n - 1] == '\r')
+        line[--n] = '\0';
+    if (line[0] == '#')
+        return false;
+    /* trailing spaces go unless escaped ("\ " keeps one: the glob reads it as a literal space) */
+    while (n && line[n - 1] == ' ' && !(n >= 2 && line[n - 2] == '\\'))
+        line[--n] = '\0';
+    *p = (pattern){ 0 };
+    if (line[0] == '!') {
+        p->negate = true;
+        line++, n--;
+    }
+    if (n && line[n - 1] == '/') {
+        p->dir_only = true;
+        line[--n] = '\0';
+    }
+    if (n == 0)
+        return false;
+    p->anchored = strchr(line, '/') != NULL;
+    if (line[0] == '/')
+        line++;
+    if (!*line)
+        return false;
+    p->kind = P_GLOB;
+    if (!p->anchored && !has_magic(line))
+        p->kind = P_NAME;
+    else if (!p->anchored && line[0] == '*' && line[1] && !has_magic(line + 1))
+        p->kind = P_SUFFIX, line++;
+    p->text = arena_strdup(a, line);
+    return true;
+}
+
+/* The patterns of file (a .gitignore or info/exclude) as a level for the folder prefix. */
+static level load_level(kv_gitignore *g, const char *file, const char *prefix)
+{
+    level lv = { .prefix = arena_strdup(g->arena, prefix) };
+    char *data = NULL;
+    size_t len = 0;
+    const char *why;
+    if (fs_read_file(file, GITIGNORE_MAX_BYTES, &data, &len, &why) != FS_OK) {
+        free(data);
+        return lv;
+    }
+    size_t cap = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        pattern p;
+        if (!parse_line(g->arena, line, &p))
+            continue;
+        lv.v = arena_grow(g->arena, lv.v, &cap, lv.n + 1, sizeof *lv.v);
+        lv.v[lv.n++] = p;
+    }
+    free(data);
+    return lv;
+}
+
+static void push(kv_gitignore *g, level lv)
+{
+    g->stack = xgrow(g->stack, &g->cap, g->n + 1, sizeof *g->stack);
+    g->stack[g->n++] = lv;
+}
+
+static bool pattern_hits(const pattern *p, const char *rel, const char *base, bool is_dir)
+{
+    if (p->dir_only && !is_dir)
+        return false;
+    switch (p->kind) {
+    case P_NAME: return strcmp(p->text, base) == 0;
+    case P_SUFFIX: {
+        size_t bl = strlen(base), sl = strlen(p->text);
+        return bl >= sl && strcmp(base + bl - sl, p->text) == 0;
+    }
+    case P_GLOB: return kv_glob_match_git(p->text, p->anchored ? rel : base);
+    }
+    return false;
+}
+
+/* The verdict of one level: 1 ignored, 0 re-included, -1 no pattern matches. */
+static int level_verdict(const level *lv, const char *rel_top, const char *base, bool is_dir)
+{
+    size_t pl = strlen(lv->prefix);
+    const char *rel = pl ? rel_top + pl + 1 : rel_top;
+    for (size_t i = lv->n; i-- > 0;)
+        if (pattern_hits(&lv->v[i], rel, base, is_dir))
+            return !lv->v[i].negate;
+    return -1;
+}
+
+/* path as the walk spells it -> relative to the top (in sb). */
+static void rel_to_top(const kv_gitignore *g, const char *path, strbuf *sb)
+{
+    size_t rl = strlen(g->root);
+    const char *suffix = path;
+    if (!strcmp(path, g->root))
+        suffix = "";
+    else if (strcmp(g->root, ".") != 0 && !strncmp(path, g->root, rl) && path[rl] == '/')
+        suffix = path + rl + 1;
+    sb_reset(sb);
+    sb_adds(sb, g->root_rel);
+    if (*g->root_rel && *suffix)
+        sb_addc(sb, '/');
+    sb_adds(sb, suffix);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* git never ignores a tracked file: `git ls-files -ci --exclude-standard` lists those that a
+ * pattern matches (usually none; a few that were added with `git add -f`). */
+static void load_tracked(kv_gitignore *g)
+{
+    g->tracked_loaded = true;
+    static const char *const argv[] = { "git", "ls-files", "-z", "-c", "-i", "--exclude-standard", NULL };
+    strbuf out = STRBUF_INIT;
+    if (proc_run(g->top, argv, &out, NULL) == 0) {
+        size_t cap = 0;
+        for (size_t at = 0; at < out.len;) {
+            const char *name = out.buf + at;
+            size_t len = strlen(name);
+            g->tracked = xgrow(g->tracked, &cap, g->ntracked + 1, sizeof *g->tracked);
+            g->tracked[g->ntracked++] = xstrdup(name);
+            at += len + 1;
+        }
+        if (g->ntracked)
+            qsort(g->tracked, g->ntracked, sizeof *g->tracked, cmp_str);
+    }
+    sb_release(&out);
+}
+
+/* Whether rel is a tracked file, or (is_dir) a folder holding one. */
+static bool tracked_at(kv_gitignore *g, const char *rel, bool is_dir)
+{
+    if (!g->tracked_loaded)
+        load_tracked(g);
+    if (!g->ntracked)
+        return false;
+    size_t lo = 0, hi = g->ntracked, n = strlen(rel);
+    while (lo < hi) {   /* the first entry >= rel */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(g->tracked[mid], rel) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < g->ntracked && !strncmp(g->tracked[i], rel, n); i++)
+        if (is_dir ? g->tracked[i][n] == '/' : g->tracked[i][n] == '\0')
+            return true;
+    return false;
+}
+
+/* The patterns' verdict on rel (relative to the top): true when ignored, also for everything in
+ * a folder that is ignored (nothing below it can be re-included). */
+static bool patterns_ignore(const kv_gitignore *g, const char *rel, bool is_dir)
+{
+    if (g->n && g->stack[g->n - 1].ignored)
+        return true;
+    const char *slash = strrchr(rel, '/');
+    const char *base = slash ? slash + 1 : rel;
+    int v = -1;
+    for (size_t i = g->n; v < 0 && i-- > 0;) {
+        size_t pl = strlen(g->stack[i].prefix);
+        if (!pl || (!strncmp(rel, g->stack[i].prefix, pl) && rel[pl] == '/'))
+            v = level_verdict(&g->stack[i], rel, base, is_dir);
+    }
+    if (v < 0)
+        v = level_verdict(&g->exclude, rel, base, is_dir);
+    return v == 1;
+}
+
+bool gitignore_excluded(kv_gitignore *g, const char *path, bool is_dir)
+{
+    strbuf sb = STRBUF_INIT;
+    rel_to_top(g, path, &sb);
+    bool out = patterns_ignore(g, sb_str(&sb), is_dir) && !tracked_at(g, sb_str(&sb), is_dir);
+    sb_release(&sb);
+    return out;
+}
+
+/* The folder of the work tree holding dir (absolute, canonical), or NULL; *dotgit: its .git. */
+static char *find_top(const char *dir, char **dotgit)
+{
+    char *cur = fs_canonical(dir);
+    for (int hops = 0; hops < 256; hops++) {
+        char *git = fs_join(cur, ".git");
+        struct stat st;
+        if (lstat(git, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+            *dotgit = git;
+            return cur;
+        }
+        free(git);
+        if (!strcmp(cur, "/"))
+            break;
+        char *slash = strrchr(cur, '/');
+        if (slash == cur)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+    }
+    free(cur);
+    return NULL;
+}
+
+/* .git/info/exclude, also for a worktree or submodule whose .git is a file (gitdir: X, and
+ * X/commondir naming the shared folder). Heap string. */
+static char *exclude_file(const char *top, const char *dotgit)
+{
+    struct stat st;
+    if (stat(dotgit, &st) == 0 && S_ISDIR(st.st_mode))
+        return fs_join(dotgit, "info/exclude");
+    char *data = NULL, *common = NULL;
+    size_t len;
+    const char *why;
+    if (fs_read_file(dotgit, 4096, &data, &len, &why) != FS_OK || strncmp(data, "gitdir: ", 8) != 0) {
+        free(data);
+        return NULL;
+    }
+    data[strcspn(data, "\r\n")] = '\0';
+    char *gitdir = data[8] == '/' ? xstrdup(data + 8) : fs_join(top, data + 8);
+    char *cfile = fs_join(gitdir, "commondir");
+    if (fs_read_file(cfile, 4096, &common, &len, &why) == FS_OK) {
+        common[strcspn(common, "\r\n")] = '\0';
+        char *shared = common[0] == '/' ? xstrdup(common) : fs_join(gitdir, common);
+        free(gitdir);
+        gitdir = shared;
+    }
+    char *out = fs_join(gitdir, "info/exclude");
+    free(common);
+    free(cfile);
+    free(gitdir);
+    free(data);
+    return out;
+}
+
+kv_gitignore *gitignore_open(const char *root)
+{
+    char *dotgit = NULL;
+    char *top = find_top(root, &dotgit);
+    if (!top)
+        return NULL;
+    kv_gitignore *g = xcalloc(1, sizeof *g);
+    g->arena = arena_new();
+    g->root = fs_normalize(root);
+    char *real = fs_canonical(root);
+    size_t tl = strlen(top);
+    g->root_rel = xstrdup(!strcmp(top, "/") ? real + 1 : real[tl] == '/' ? real + tl + 1 : "");
+    char *ex = exclude_file(top, dotgit);
+    if (ex)
+        g->exclude = load_level(g, ex, "");
+    /* the folders from the top down to the root's parent (the root's own file: when it is entered) */
+    strbuf dir = STRBUF_INIT, rel = STRBUF_INIT;
+    sb_adds(&dir, top);
+    for (const char *p = g->root_rel; *g->root_rel;) {
+        char *file = fs_join(sb_str(&dir), ".gitignore");
+        push(g, load_level(g, file, sb_str(&rel)));
+        free(file);
+        const char *end = strchr(p, '/');
+        if (!end)
+            break;
+        if (rel.len)
+            sb_addc(&rel, '/');
+        sb_add(&rel, p, (size_t)(end - p));
+        sb_addc(&dir, '/');
+        sb_add(&dir, p, (size_t)(end - p));
+        p = end + 1;
+    }
+    g->base = g->n;
+    sb_release(&dir);
+    sb_release(&rel);
+    free(ex);
+    free(real);
+    g->top = top;
+    free(dotgit);
+    return g;
+}
+
+static void enter(void *arg, const char *dir)
+{
+    kv_gitignore *g = arg;
+    strbuf rel = STRBUF_INIT;
+    rel_to_top(g, dir, &rel);
+    char *file = fs_join(dir, ".gitignore");
+    /* an ignored folder is entered only when it holds tracked files (the root: when named) */
+    bool ignored = strcmp(dir, g->root) != 0 && patterns_ignore(g, sb_str(&rel), true);
+    /* a level per folder, empty or not, so that leave() pops what enter() pushed */
+    level lv = g->n < MAX_LEVELS ? load_level(g, file, sb_str(&rel)) : (level){ .prefix = "" };
+    lv.ignored = ignored;
+    push(g, lv);
+    free(file);
+    sb_release(&rel);
+}
+
+static void leave(void *arg, const char *dir)
+{
+    (void)dir;
+    kv_gitignore *g = arg;
+    if (g->n > g->base)
+        g->n--;
+}
+
+static bool excluded(void *arg, const char *path, bool is_dir)
+{
+    return gitignore_excluded(arg, path, is_dir);
+}
+
+fs_filter gitignore_filter(kv_gitignore *g)
+{
+    return (fs_filter){ .enter = enter, .leave = leave, .excluded = excluded, .arg = g };
+}
+
+void gitignore_free(kv_gitignore *g)
+{
+    if (!g)
+        return;
+    arena_free(g->arena);
+    for (size_t i = 0; i < g->ntracked; i++)
+        free(g->tracked[i]);
+    free(g->tracked);
+    free(g->top);
+    free(g->stack);
+    free(g->root);
+    free(g->root_rel);
+    free(g);
+}
+
+bool gitignore_walk(const char *root, bool respect, fs_list *out, diag_list *diags)
+{
+    kv_gitignore *g = respect && fs_is_dir(root) ? gitignore_open(root) : NULL;
+    if (!g)
+        return fs_walk(root, out, diags);
+    fs_filter f = gitignore_filter(g);
+    bool ok = fs_walk_filtered(root, &f, out, diags);
+    gitignore_free(g);
+    return ok;
+}

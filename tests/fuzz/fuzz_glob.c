@@ -1,5 +1,6 @@
-/* fuzz_glob.c: the .kvlint.yaml glob matcher. The input is "pattern\npath"; both matchers run
- * (whole path, and any directory above it). Linear time is what the fuzzer's timeout checks. */
+/* fuzz_glob.c: the glob matcher. The input is "pattern\npath"; the .kvlint.yaml dialect runs both
+ * ways (whole path, and any directory above it), and gitignore's dialect (classes, escapes).
+ * Linear time is what the fuzzer's timeout checks. */
 #include "fuzz.h"
 
 #include <stdlib.h>
@@ -22,6 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     kv_glob_match(buf, path);
     kv_glob_match_dirs(buf, path);
+    kv_glob_match_git(buf, path);
     free(buf);
     return 0;
 }

@@ -40,6 +40,8 @@ TESTS += tests/e2e/stdin_input.sh
 EXTRA_DIST += tests/e2e/stdin_input.sh
 TESTS += tests/e2e/gitignore_walk.sh
 EXTRA_DIST += tests/e2e/gitignore_walk.sh
+TESTS += tests/e2e/per_file_ignores.sh
+EXTRA_DIST += tests/e2e/per_file_ignores.sh
 # The layer table of src/README.md against every include under src/.
 TESTS += tests/e2e/check_layers.sh
 EXTRA_DIST += tests/e2e/check_layers.sh src/README.md

@@ -308,7 +308,7 @@ typedef struct run_state {
     bool have_diff;
     baseline base;
     bool have_base;
-    size_t baselined, outside_diff;
+    size_t baselined, outside_diff, per_file_ignored;
     char *repo_root;          /* realpath of the git top, for the CI formats */
 } run_state;
 
@@ -403,6 +403,7 @@ static bool write_reports(const run_state *st, const check_options *co, const di
         .color = co->color, .quiet = st->s->quiet,
         .in = { .findings = st->l, .rules = st->rules, .eval = &st->eo, .diags = diags, .ndiags = ndiags,
                 .baselined = st->baselined, .outside_diff = st->outside_diff,
+                .per_file_ignored = st->per_file_ignored, .with_per_file = st->s->project->per_file_ignores.n > 0,
                 .with_baseline = st->have_base, .with_diff = st->have_diff, .repo_root = st->repo_root },
     };
     session_report_counts(st->s, &job.in);
@@ -483,7 +484,35 @@ static bool project_rules_known(const session *s, rule_set *rules)
                 ok = false;
             }
     }
+    for (size_t i = 0; i < p->per_file_ignores.n; i++) {
+        const file_rule_ignore *fi = &p->per_file_ignores.v[i];
+        for (size_t k = 0; k < fi->rules.n; k++)
+            if (!rule_find(rules, fi->rules.v[k])) {
+                const kv_loc *at = &fi->rule_locs.v[k];
+                fprintf(stderr, "%s:%u:%u: error: rules.per_file_ignores: '%s': no rule is called '%s' (kvlint explain "
+                        "lists them)\n", at->path ? at->path : ".kvlint.yaml", at->line, at->col, fi->glob, fi->rules.v[k]);
+                ok = false;
+            }
+    }
     return ok && project_severities(s, rules);
+}
+
+/* .kvlint.yaml rules.per_file_ignores: drop the findings of a rule whose primary location is in a
+ * file that turns it off. After evaluation, so that the rule still ran there and a suppression
+ * comment for it is judged as usual (KV011). Returns how many were dropped. */
+static size_t per_file_filter(const kv_project *p, finding_list *l)
+{
+    if (!p->per_file_ignores.n)
+        return 0;
+    size_t w = 0;
+    for (size_t i = 0; i < l->v.n; i++) {
+        const finding *f = &l->v.v[i];
+        if (!project_ignores_rule_at(p, f->loc.path, f->rule->id, f->rule->name))
+            l->v.v[w++] = l->v.v[i];
+    }
+    size_t dropped = l->v.n - w;
+    l->v.n = w;
+    return dropped;
 }
 
 /* `kvlint: ignore[KV03]` names no rule: it suppresses nothing and would hide nothing either, so
@@ -537,6 +566,7 @@ static int run(char **paths, size_t npaths, session_options *so, check_options *
         st.eo.keep_arg = &st.s->scope;
     }
     st.l = evaluate(st.rules, st.s->scan->files, st.s->scan->n, st.s->deployments, &st.eo);
+    st.per_file_ignored = per_file_filter(st.s->project, st.l);
     double t2 = now();
     bool written = narrow(&st, co);
     /* Diagnostics first: on a terminal they come before the findings, and every report lists them. */

@@ -11,11 +11,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "project/project.h"
 #include "config/ytree.h"
 #include "util/fsutil.h"
+#include "util/strlist.h"
 #include "util/xalloc.h"
 
 enum { PROJECT_MAX_BYTES = 1 << 20, DEFAULT_MAX_FILE = 8 << 20 };
@@ -261,10 +263,62 @@ static void load_severities(loader *l, const ynode *v)
     }
 }
 
+/* Why a per_file_ignores glob cannot be used, or NULL: the dialect has no braces or classes, and
+ * a glob is relative to the project's folder. */
+static const char *bad_glob(const char *g)
+{
+    if (!*g)
+        return "an empty glob matches nothing";
+    if (g[0] == '/')
+        return "globs are relative to the folder of .kvlint.yaml, not absolute";
+    if (!strcmp(g, "..") || !strncmp(g, "../", 3) || strstr(g, "/../") || str_ends_with(g, "/.."))
+        return "a glob cannot leave the folder of .kvlint.yaml ('..')";
+    if (strpbrk(g, "[]{}"))
+        return "globs have no character classes or braces (*, ** and ? only)";
+    return NULL;
+}
+
+/* rules.per_file_ignores: {GLOB: [KV003, KV007], ...}. The ids are checked by the CLI. */
+static void load_per_file_ignores(loader *l, const ynode *v)
+{
+    if (!v || v->kind != YN_MAP) {
+        err(l, v, "%s: expected {GLOB: [RULE, ...], ...}", "rules.per_file_ignores");
+        return;
+    }
+    EACH_PAIR(l, v, k, val) {
+        const char *glob = yscalar(k), *why = glob ? bad_glob(glob) : NULL;
+        if (!glob || why) {
+            ypos p = ytree_pos(&l->st->src, k->start);
+            diag_add(l->diags, DIAG_ERROR, l->path, p.line, p.col, "rules.per_file_ignores: '%s': %s",
+                     glob ? glob : "?", glob ? why : "a glob is a plain string");
+            continue;
+        }
+        if (!val) {
+            err(l, k, "rules.per_file_ignores: '%s': expected a rule id or a list of them", glob);
+            continue;
+        }
+        file_rule_ignore fi = { .glob = arena_strdup(l->p->arena, glob), .loc = loc_of(l, k) };
+        const ynode *one[1] = { val };
+        const ynode *const *items = val->kind == YN_SEQ ? (const ynode *const *)val->kids : one;
+        size_t n = val->kind == YN_SEQ ? val->nkids : 1;
+        for (size_t i = 0; i < n; i++) {
+            const ynode *it = deref(l, items[i]);
+            if (!it || it->kind != YN_SCALAR || !*it->val) {
+                err(l, it ? it : k, "rules.per_file_ignores: '%s': expected a rule id or a list of them", glob);
+                continue;
+            }
+            ARENA_PUSH(l->p->arena, fi.rules, arena_strdup(l->p->arena, it->val));
+            ARENA_PUSH(l->p->arena, fi.rule_locs, loc_of(l, it));
+        }
+        if (fi.rules.n)
+            ARENA_PUSH(l->p->arena, l->p->per_file_ignores, fi);
+    }
+}
+
 static void load_rules(loader *l, const ynode *v)
 {
     if (!v || v->kind != YN_MAP) {
-        err(l, v, "%s: expected {select: [...], ignore: [...], severity: {...}}", "rules");
+        err(l, v, "%s: expected {select: [...], ignore: [...], severity: {...}, per_file_ignores: {...}}", "rules");
         return;
     }
     EACH_PAIR(l, v, k, val) {
@@ -275,8 +329,10 @@ static void load_rules(loader *l, const ynode *v)
             strings(l, val, "rules.ignore", &l->p->ignore);
         else if (name && !strcmp(name, "severity"))
             load_severities(l, val);
+        else if (name && (!strcmp(name, "per_file_ignores") || !strcmp(name, "per-file-ignores")))
+            load_per_file_ignores(l, val);
         else
-            err(l, k, "rules: unknown key '%s' (known: select, ignore, severity)", name ? name : "?");
+            err(l, k, "rules: unknown key '%s' (known: select, ignore, severity, per_file_ignores)", name ? name : "?");
     }
 }
 
@@ -485,4 +541,23 @@ bool project_path_included(const kv_project *p, const char *path)
         ok = !glob_hits(p->exclude.v[i], rel);
     free(rel);
     return ok;
+}
+
+bool project_ignores_rule_at(const kv_project *p, const char *path, const char *rule_id, const char *rule_name)
+{
+    if (!p || !p->per_file_ignores.n || !path)
+        return false;
+    char *rel = relative_to_root(p, path);
+    if (!rel)
+        return false;   /* outside the project: its globs do not speak of it */
+    bool hit = false;
+    for (size_t i = 0; i < p->per_file_ignores.n && !hit; i++) {
+        const file_rule_ignore *fi = &p->per_file_ignores.v[i];
+        bool named = false;
+        for (size_t k = 0; k < fi->rules.n && !named; k++)
+            named = !strcasecmp(fi->rules.v[k], rule_id) || !strcmp(fi->rules.v[k], rule_name);
+        hit = named && glob_hits(fi->glob, rel);
+    }
+    free(rel);
+    return hit;
 }

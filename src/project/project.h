@@ -35,6 +35,15 @@ typedef struct rule_override {
     kv_loc loc;
 } rule_override;
 
+/* One `rules.per_file_ignores` entry: the rules whose findings are not reported in the files a
+ * glob matches (relative to the project root, as include/exclude). */
+typedef struct file_rule_ignore {
+    const char *glob;
+    ARENA_VEC(const char *) rules;       /* ids or names as written (checked by the CLI) */
+    ARENA_VEC(kv_loc) rule_locs;         /* where each is written */
+    kv_loc loc;
+} file_rule_ignore;
+
 typedef struct kv_project {
     const char *path;      /* the .kvlint.yaml read, or NULL */
     const char *root;      /* directory that globs are relative to ("." when no file) */
@@ -55,6 +64,7 @@ typedef struct kv_project {
     ARENA_VEC(const char *) ignore;      /* rule ids to skip */
     ARENA_VEC(rule_override) severity;   /* rules.severity: {ID: error|warning|note} (checked by the CLI,
                                           * which knows the rules) */
+    ARENA_VEC(file_rule_ignore) per_file_ignores; /* rules.per_file_ignores: {GLOB: [ID, ...]} */
     size_t max_file_size;                /* bytes; default 8 MiB */
     bool respect_gitignore;              /* respect_gitignore: (default true; --no-ignore: false) */
     const char *compile_commands;        /* `compile_commands: FILE`, joined to root; NULL when not set */
@@ -71,6 +81,8 @@ kv_project *project_load(const char *path, diag_list *diags);
 void project_free(kv_project *p);
 /* Whether path (as scanned) passes include/exclude. */
 bool project_path_included(const kv_project *p, const char *path);
+/* Whether rules.per_file_ignores turns the rule (its id or name) off for path (as scanned). */
+bool project_ignores_rule_at(const kv_project *p, const char *path, const char *rule_id, const char *rule_name);
 /* Simple glob: `*` within a segment, `**` across segments, `?`; used for include/exclude/deployments.
  * Linear in pattern x path length for every pattern (no backtracking). */
 bool kv_glob_match(const char *pattern, const char *path);

@@ -30,6 +30,8 @@ typedef struct report_input {
     size_t baselined;               /* findings hidden by check --baseline */
     size_t outside_diff;            /* findings hidden by check --diff */
     bool with_baseline, with_diff;  /* whether those options were given */
+    size_t per_file_ignored;        /* findings hidden by .kvlint.yaml rules.per_file_ignores */
+    bool with_per_file;             /* whether the project has any */
     const char *repo_root;          /* realpath of the git top, or NULL (paths for CI services) */
     const char *stdin_path;         /* check --stdin-filename NAME, or NULL: its lines are stdin_data's */
     const char *stdin_data;

@@ -163,6 +163,8 @@ void report_github_summary(FILE *out, const report_input *in)
         fprintf(out, "; %zu in the baseline", in->baselined);
     if (in->with_diff)
         fprintf(out, "; %zu outside the diff", in->outside_diff);
+    if (in->per_file_ignored)
+        fprintf(out, "; %zu ignored in their files (rules.per_file_ignores)", in->per_file_ignored);
     fputs(".\n", out);
     if (errors)
         fprintf(out, "\n**The run failed**: %zu configuration or I/O error%s (see the log).\n", errors,

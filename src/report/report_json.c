@@ -125,6 +125,8 @@ void report_json(FILE *out, const report_input *in)
         json_kv_int(&w, "baselined", (int64_t)in->baselined);
     if (in->with_diff)
         json_kv_int(&w, "outside_diff", (int64_t)in->outside_diff);
+    if (in->with_per_file)
+        json_kv_int(&w, "per_file_ignored", (int64_t)in->per_file_ignored);
     json_kv_int(&w, "files", (int64_t)in->files);
     json_kv_int(&w, "deployments", (int64_t)in->deployments);
     /* Present only when not 0, so that complete runs keep the shape they always had. */

@@ -70,7 +70,8 @@ static void plural(FILE *out, size_t n, const char *what, bool *first)
     *first = false;
 }
 
-/* " (2 suppressed, 5 in the baseline, 1 outside the diff)": what the run found but does not show. */
+/* " (2 suppressed, 5 in the baseline, 1 outside the diff, 3 ignored in their files)": what the run
+ * found but does not show. */
 static void hidden_counts(FILE *out, const report_input *in)
 {
     const struct {
@@ -80,6 +81,7 @@ static void hidden_counts(FILE *out, const report_input *in)
         { in->findings->suppressed, "suppressed" },
         { in->baselined, "in the baseline" },
         { in->outside_diff, "outside the diff" },
+        { in->per_file_ignored, "ignored in their files" },
     };
     bool first = true;
     for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++) {

@@ -96,33 +96,57 @@ static bool given_base(const run_scope *s, const char *path)
     return false;
 }
 
-/* Walk the root and keep the context files the plan asks for. */
-static void collect(run_scope *s, const kv_project *p, bool want_code, bool want_configs)
+/* Take the context files of one walk of the root: code when code, configs when configs. */
+static void take_from(run_scope *s, const kv_project *p, const fs_list *all, bool code, bool configs)
 {
-    fs_list all = {0};
-    kv_arena *tmp = arena_new();
-    diag_list quiet;
-    diag_init(&quiet, tmp);
-    gitignore_walk(s->root, p->respect_gitignore, &all, &quiet);
     size_t rootlen = strcmp(s->root, ".") ? strlen(s->root) : 0;
-    for (size_t i = 0; i < all.n; i++) {
-        const char *path = all.paths[i];
+    for (size_t i = 0; i < all->n; i++) {
+        const char *path = all->paths[i];
         const char *rel = rootlen && !strncmp(path, s->root, rootlen) && path[rootlen] == '/' ? path + rootlen + 1 : path;
         const char *lang = lang_of(path);
         if (!lang)
             continue;
         bool take;
         if (is_config(lang))
-            take = want_configs && (p->path ? any_glob(p->model_config.v, p->model_config.n, rel) : true);
+            take = configs && (p->path ? any_glob(p->model_config.v, p->model_config.n, rel) : true);
         else
-            take = want_code && (p->code.n ? any_glob(p->code.v, p->code.n, rel) : true);
+            take = code && (p->code.n ? any_glob(p->code.v, p->code.n, rel) : true);
         if (!take || (given_base(s, path) && is_given(s, path)))
             continue;
         s->extra.paths = xgrow(s->extra.paths, &s->extra.cap, s->extra.n + 1, sizeof *s->extra.paths);
         s->extra.paths[s->extra.n++] = xstrdup(path);
     }
+}
+
+/* Walk the root and keep the context files the plan asks for. The checkpoints .kvlint.yaml's
+ * `model_config:` globs name are read even if .gitignore'd (the project names them, as its
+ * `deployments:`); code (`code:` globs or all) and the default configs (every config of the
+ * repository) leave out what git ignores. */
+static void collect(run_scope *s, const kv_project *p, bool want_code, bool want_configs)
+{
+    bool named_code = false, named_configs = p->path != NULL;
+    kv_arena *tmp = arena_new();
+    diag_list quiet;
+    diag_init(&quiet, tmp);
+    for (int respect = 0; respect < 2; respect++) {
+        /* the plain walk supplies what is named (everything with --no-ignore), the filtered one
+         * the defaults */
+        bool code, configs;
+        if (!p->respect_gitignore) {
+            code = !respect && want_code;
+            configs = !respect && want_configs;
+        } else {
+            code = want_code && named_code == !respect;
+            configs = want_configs && named_configs == !respect;
+        }
+        if (!code && !configs)
+            continue;
+        fs_list all = {0};
+        gitignore_walk(s->root, respect, &all, &quiet);
+        take_from(s, p, &all, code, configs);
+        fs_list_free(&all);
+    }
     fs_list_sort_unique(&s->extra);
-    fs_list_free(&all);
     arena_free(tmp);
 }
 

@@ -203,7 +203,7 @@ static void add_deployment_files(const kv_project *proj, fs_list *files, diag_li
     diag_list quiet;
     kv_arena *tmp = arena_new();
     diag_init(&quiet, tmp);
-    gitignore_walk(proj->root, proj->respect_gitignore, &all, &quiet);
+    fs_walk(proj->root, &all, &quiet);   /* named by the project: read even if .gitignore'd */
     size_t rootlen = strcmp(proj->root, ".") == 0 ? 0 : strlen(proj->root);
     bool *matched = arena_zalloc(tmp, proj->deployments.n * sizeof *matched);
     for (size_t i = 0; i < all.n; i++) {

@@ -61,6 +61,14 @@ run --no-ignore .
 expect_status "--no-ignore" 1 $?
 expect_contains "--no-ignore reads generated/" "$tmpdir/out" '"path": "generated/layers.py"'
 expect_contains "--no-ignore reads info/exclude's" "$tmpdir/out" '"path": "scratch_local.py"'
+# What .kvlint.yaml names is read even if ignored: a deployment under the ignored local/.
+printf 'deployments: [deploy/compose.yaml, local/compose.yaml]\n' >"$repo/.kvlint.yaml"
+run model/layers.py
+expect_status "deployments: names an ignored file: it is read" 1 $?
+expect_contains "its fp8_e5m2 finding" "$tmpdir/out" "local/compose.yaml"
+expect_not_contains "no 'matches no file' warning" "$tmpdir/err" "matches no file"
+run .
+expect_contains "also in a directory walk" "$tmpdir/out" "local/compose.yaml"
 printf 'respect_gitignore: false\n' >"$repo/.kvlint.yaml"
 run .
 expect_contains "respect_gitignore: false" "$tmpdir/out" '"path": "vendor/drop/layers.py"'

@@ -13,15 +13,20 @@
 
 #include "python/pyeval.h"
 
-static bool config_name(const char *s)
+bool py_is_config_name(const char *s, size_t n)
 {
     static const char *const names[] = {
         "config", "hf_config", "text_config", "hf_text_config", "pretrained_config", "cfg", NULL,
     };
     for (size_t i = 0; names[i]; i++)
-        if (!strcmp(s, names[i]))
+        if (strlen(names[i]) == n && !memcmp(s, names[i], n))
             return true;
     return false;
+}
+
+static bool config_name(const char *s)
+{
+    return py_is_config_name(s, strlen(s));
 }
 
 /* Is the expression objn (the object of `objn.attr`, or getattr's first argument) the config? */
@@ -35,14 +40,23 @@ static bool is_config_object(ev *e, TSNode objn)
 }
 
 /* A field name a config.json can hold as a number: a plain identifier, not a dunder, not a dtype. */
+bool py_is_config_field(const char *f, size_t n)
+{
+    if (n == 0 || (n >= 2 && f[0] == '_' && f[1] == '_'))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = f[i];
+        if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+            return false;
+        if (i + 5 <= n && !memcmp(f + i, "dtype", 5))
+            return false;
+    }
+    return true;
+}
+
 static bool numeric_field_name(const char *f)
 {
-    if (!f || !*f || !strncmp(f, "__", 2) || strstr(f, "dtype"))
-        return false;
-    for (const char *p = f; *p; p++)
-        if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
-            return false;
-    return true;
+    return f && py_is_config_field(f, strlen(f));
 }
 
 static aval field_value(ev *e, TSNode at, const char *field, bool has_default, double dflt)

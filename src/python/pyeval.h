@@ -317,6 +317,14 @@ bool pe_config_attr(ev *e, TSNode attr_node, TSNode objn, const aval *obj, const
 /* getattr(config, "x"[, constant default]): a symbolic field value in *out. */
 bool pe_config_getattr(ev *e, TSNode call, const args *g, aval *out);
 
+/* ---- which parts of a file to parse (pyslice.c) ---- */
+/* The parts of a file that can hold a fact (pyslice.c), as sorted, disjoint tree-sitter ranges in
+ * a: every top-level statement but the definitions and classes that neither decide the prefilter
+ * themselves, with everything they name, nor are named by one that does. NULL (parse the whole
+ * file) when that is most of it. */
+TSRange *py_slice(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len,
+              kv_arena *a, uint32_t *count);
+
 /* ---- statements and the file (pystmt.c) ---- */
 void pe_exec_block(ev *e, TSNode n);
 

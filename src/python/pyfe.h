@@ -270,6 +270,41 @@ const fe_file_index *py_link_module(const py_link *l, const char *importer, cons
  * fact. st and ctx may be NULL (then only the built-in vocabulary counts, and no cross-file
  * constants); path is the file's name as the index knows it (relative imports resolve from it). */
 bool py_prefilter(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len);
+/* The flags a token raises in the prefilter; a file (or a part of it) may hold a fact only if the
+ * flags of its tokens, joined, decide. */
+enum {
+    PF_DECISIVE = 1,   /* a sink word, a dtype declaration, a kvlint comment */
+    PF_SENTINEL = 2,
+    PF_CAST = 4,       /* a cast method after '.' */
+    PF_INT = 8,        /* an integer source or an id name */
+    PF_TENSOR = 16,    /* tensor context */
+    PF_INF = 32,       /* an infinity (with PF_SENTINEL) */
+    PF_MUL = 64,       /* a product a * b */
+    PF_FIELD = 128,    /* a checkpoint field read (config.x) */
+    PF_DTYPE = 256,    /* the word dtype */
+};
+bool py_prefilter_decides(uint16_t flags);
+
+/* A top-level statement of a file: a definition (with its decorators), a class, or anything else. */
+typedef enum py_unit_kind { PY_UNIT_OTHER, PY_UNIT_DEF, PY_UNIT_CLASS } py_unit_kind;
+typedef struct py_unit {
+    uint32_t start, end;        /* bytes: its first token (0 for the first unit) to the next unit's */
+    py_unit_kind kind;
+    const char *name;           /* DEF/CLASS: its name, in the file's bytes (NULL if none) */
+    uint32_t name_len;
+    uint16_t flags;             /* PF_* of its own tokens */
+} py_unit;
+/* The file's units, in order and covering every byte, into *out (allocated in a); their count. */
+size_t py_prefilter_units(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len,
+                          kv_arena *a, py_unit **out);
+
+/* Is s[0..n) a name the checkpoint config is reached through (config, hf_config, cfg, ...)? Its
+ * numeric fields are symbolic values, resolved per deployment (pyconfig.c). */
+bool py_is_config_name(const char *s, size_t n);
+/* Is f[0..n) a field name such a config can hold as a number (not a dunder, not a dtype)? */
+bool py_is_config_field(const char *f, size_t n);
+/* How many bytes of the file py_analyze_file parses (pyslice.c): len, or what the slicing keeps. */
+size_t py_slice_bytes(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len);
 /* A name (not an API word) that makes tensor context: `dtype`, *mask*, *Tensor*, an id family. */
 bool py_is_tensor_name(const py_state *st, const char *s, size_t n);
 
@@ -287,7 +322,9 @@ const unsigned char *py_node_kinds(kv_arena *a, uint32_t *n);
 enum { PY_MAX_BRACKET_DEPTH = 4096 };
 size_t py_bracket_depth(const char *data, size_t len, uint32_t *line);
 
-/* Parse and evaluate one file into out, without the prefilter. */
+/* Parse and evaluate one file into out, without the prefilter: only the parts that can hold a
+ * fact (pyslice.c), or (_whole) all of it, as the test of the slicing's soundness does. */
 void py_analyze_file(const char *path, const char *data, size_t len, const fe_context *ctx, file_facts *out);
+void py_analyze_file_whole(const char *path, const char *data, size_t len, const fe_context *ctx, file_facts *out);
 
 #endif

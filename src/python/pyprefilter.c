@@ -8,11 +8,20 @@
  *   store        a sink word (sink table, cache-tensor names, .kvlint.yaml sinks)
  *   construction a sentinel (a literal >= PY_SENTINEL_MAGNITUDE, an infinity word, finfo/iinfo,
  *                float("inf")-like strings, or a sentinel imported from another scanned file: see
- *                below) AND a known dtype: the keyword `dtype` or a cast method after '.'
+ *                below) AND a known dtype: the keyword `dtype` or a cast method after '.'; or a
+ *                checkpoint field read as pyconfig.c reads one (`config.x`, `getattr(cfg, ...)`:
+ *                a number of any magnitude, never a sentinel of arithmetic or an id) AND a
+ *                known dtype: the word `dtype` or a cast method (the only ways a tensor gets a
+ *                known dtype in the torch model, so the only ways a field is built into one)
  *   arithmetic   a sentinel AND a tensor: a tensor word (py_is_tensor_word: a name the torch API
  *                table marks as tensor context (torch, F, np, where, masked_fill, new_full, ...),
  *                dtype, an integer source or id name, a *mask* or *Tensor* name), a cast
- *                method or `a @ b`
+ *                method or `a @ b`; or an infinity of the file's own (a word, a string, 1e999)
+ *                AND a product `a * b`: `(1 - keep) * -inf` is NaN wherever keep is 1, tensors
+ *                or not (pyexpr.c zero_times_inf). Not sound for an infinity imported from
+ *                another file into a product with no tensor word: the index does not say which
+ *                exported sentinels are infinite, and counting them all keeps a third of the
+ *                standard library (any imported constant >= 1e4 and any `*`)
  * A number token this lexer cannot read counts as a sentinel (Python reads `10000if` as 10000).
  *   int-cast     a cast method after '.' AND an integer source (arange, argmax, ... or an id name)
  *   dtype decl   LLM / EngineArgs / AsyncEngineArgs / Engine / set_default_dtype
@@ -287,6 +296,8 @@ enum {
     W_CAST = 4,        /* a cast method (counts after '.') */
     W_INT = 8,         /* an integer source or an id name */
     W_TENSOR = 16,     /* tensor context */
+    W_INF = 32,        /* an infinity word (with W_SENTINEL) */
+    W_DTYPE = 64,      /* `dtype` (the keyword argument, x.dtype) */
 };
 
 enum { MEMO_SLOTS = 1024 };
@@ -302,8 +313,12 @@ static uint8_t word_flags(const py_state *st, const char *w, size_t n)
     uint8_t f = 0;
     if (py_is_decl_callee(w, n) || (st && py_is_sink_word(st, w, n)))
         f |= W_DECISIVE;
-    if (py_is_infinity_word(w, n) || (n == 5 && (memcmp(w, "finfo", 5) == 0 || memcmp(w, "iinfo", 5) == 0)))
+    if (py_is_infinity_word(w, n))
+        f |= W_SENTINEL | W_INF;
+    if (n == 5 && (memcmp(w, "finfo", 5) == 0 || memcmp(w, "iinfo", 5) == 0))
         f |= W_SENTINEL;
+    if (n == 5 && memcmp(w, "dtype", 5) == 0)
+        f |= W_DTYPE;
     pt_word pw = pt_word_of(st ? st->torch : NULL, w, n);
     if (pw.cast)
         f |= W_CAST;
@@ -324,86 +339,232 @@ static uint8_t memo_flags(word_memo *memo, const py_state *st, const char *w, si
     return m->flags;
 }
 
+/* The prefilter's reading of a file, token by token: the import table, the dotted chain being
+ * read, the word memo and the bracket depth. pf_token says which flags a token raises. */
+typedef struct pf_scan {
+    const py_state *st;
+    const fe_context *ctx;
+    const char *path;
+    word_memo memo[MEMO_SLOTS];
+    imports im;
+    chain ch;
+    char prev;            /* previous punctuation, 0 after a word/number/string */
+    uint32_t prev_line;   /* line of the previous token */
+    int depth;            /* bracket depth */
+    enum { CF_NONE, CF_OBJECT, CF_DOT, CF_FIELD, CF_GETATTR, CF_GETATTR_PAREN } field;
+                          /* reading `config.x` (a field unless a call follows) or `getattr(config` */
+} pf_scan;
+
+static void pf_init(pf_scan *p, const py_state *st, const fe_context *ctx, const char *path)
+{
+    memset(p->memo, 0, sizeof p->memo);
+    p->st = st;
+    p->ctx = ctx;
+    p->path = path;
+    p->im.state = IMP_NONE;
+    p->im.nv = 0;
+    p->im.overflow = false;
+    p->ch = (chain){ .ok = false };
+    p->prev = 0;
+    p->prev_line = 0;
+    p->depth = 0;
+    p->field = CF_NONE;
+}
+
+/* A checkpoint field read as pyconfig.c reads one: `config.x` (x not a method called),
+ * `hf_config.x`, `self.config.x`, `getattr(cfg, ...)`: a number of any magnitude, known per
+ * deployment. Returns whether the token before this one ended one. */
+static bool field_token(pf_scan *p, lex_kind k, const char *w, size_t n)
+{
+    bool field = p->field == CF_FIELD && !(k == LEX_PUNCT && *w == '(');
+    if (k == LEX_WORD && p->field == CF_GETATTR_PAREN && py_is_config_name(w, n))
+        field = true;
+    if (k == LEX_WORD && p->field == CF_DOT && py_is_config_field(w, n))
+        p->field = CF_FIELD;
+    else if (k == LEX_WORD && py_is_config_name(w, n))
+        p->field = CF_OBJECT;
+    else if (k == LEX_PUNCT && *w == '.' && p->field == CF_OBJECT)
+        p->field = CF_DOT;
+    else if (k == LEX_WORD && word_is(w, n, "getattr"))
+        p->field = CF_GETATTR;
+    else if (k == LEX_PUNCT && *w == '(' && p->field == CF_GETATTR)
+        p->field = CF_GETATTR_PAREN;
+    else
+        p->field = CF_NONE;
+    return field;
+}
+
+bool py_prefilter_decides(uint16_t flags)
+{
+    return (flags & PF_DECISIVE) || ((flags & PF_CAST) && (flags & PF_INT)) || ((flags & PF_SENTINEL) && (flags & PF_TENSOR))
+           || ((flags & PF_INF) && (flags & PF_MUL)) || ((flags & PF_FIELD) && (flags & (PF_DTYPE | PF_CAST)));
+}
+
+/* What ends with the statement before a new top-level one: the import being read, a module alias
+ * used bare as the last token. */
+static uint16_t pf_flush(pf_scan *p)
+{
+    bool sentinel = end_name(&p->im, p->ctx, p->path);
+    if (p->ch.bare)
+        sentinel |= module_sentinel_fn(p->ctx, p->path, p->ch.bare->module, NULL, 0);
+    p->ch.bare = NULL;
+    uint16_t f = sentinel ? PF_SENTINEL : 0;
+    if (p->field == CF_FIELD)
+        f |= PF_FIELD;
+    p->field = CF_NONE;
+    return f;
+}
+
+static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
+{
+    if (k == LEX_COMMENT)   /* a comment does not change `prev` */
+        return comment_mentions_kvlint(lx->tok, lx->len) ? PF_DECISIVE : 0;
+    uint16_t f = 0;
+    bool sentinel = false;   /* from another file (imports, module aliases) */
+    char before = p->prev;
+    bool first_on_line = (lx->fresh_line || p->prev_line == 0) && p->depth == 0;
+    p->prev_line = lx->line;
+    if (first_on_line || (k == LEX_PUNCT && *lx->tok == ';')) {
+        sentinel |= end_name(&p->im, p->ctx, p->path);
+        start_statement(&p->im, k == LEX_WORD ? lx->tok : "", k == LEX_WORD ? lx->len : 0);
+    } else if (p->im.state != IMP_NONE) {
+        sentinel |= import_token(&p->im, p->ctx, p->path, k, lx->tok, lx->len);
+    }
+    if (k != LEX_WORD)
+        sentinel |= chain_other(&p->ch, p->ctx, p->path, k, lx->tok);
+    if (field_token(p, k, lx->tok, lx->len))
+        f |= PF_FIELD;
+    double v;
+    switch (k) {
+    case LEX_STRING:
+        if (py_float_string_special(lx->tok, lx->len, &v))
+            f |= PF_SENTINEL | (isinf(v) ? PF_INF : 0);
+        break;
+    case LEX_NUMBER:
+        /* a token this lexer cannot read (`10000if`, which Python reads as 10000 if) counts */
+        if (!py_parse_number(lx->tok, lx->len, &v) || fabs(v) >= PY_SENTINEL_MAGNITUDE)
+            f |= PF_SENTINEL | (isinf(v) || !py_parse_number(lx->tok, lx->len, &v) ? PF_INF : 0);
+        break;
+    case LEX_WORD: {
+        const char *w = lx->tok;
+        size_t n = lx->len;
+        uint8_t wf = memo_flags(p->memo, p->st, w, n);
+        if ((wf & W_DECISIVE) && p->im.state != IMP_FROM && p->im.state != IMP_IMPORT)
+            f |= PF_DECISIVE;   /* a module's path stores nothing (`from vllm.v1.kv_cache_utils import`) */
+        if (wf & W_SENTINEL)
+            f |= PF_SENTINEL | (wf & W_INF ? PF_INF : 0);
+        if (p->im.overflow && (p->im.state == IMP_NAMES || p->prev == '.') && any_exported_sentinel(p->ctx, w, n))
+            sentinel = true;  /* too many imports to tell: any exported sentinel name counts */
+        if (p->im.state == IMP_NONE)
+            sentinel |= chain_word(&p->ch, &p->im, p->ctx, p->path, w, n, p->prev == '.');
+        if (p->prev == '.' && (wf & W_CAST))
+            f |= PF_CAST | PF_TENSOR;
+        if (wf & W_INT)
+            f |= PF_INT;
+        if (wf & W_DTYPE)
+            f |= PF_DTYPE;
+        if (wf & W_TENSOR)
+            f |= PF_TENSOR;
+        break;
+    }
+    case LEX_PUNCT:
+        p->prev = *lx->tok;
+        if (p->prev == '@' && !first_on_line)
+            f |= PF_TENSOR;  /* a @ b (a decorator starts its line) */
+        if (p->prev == '*' && (before == 0 || before == ')' || before == ']') && !first_on_line)
+            f |= PF_MUL;     /* a product (not *args: that follows '(' or ',') */
+        if (p->prev == '(' || p->prev == '[' || p->prev == '{')
+            p->depth++;
+        else if ((p->prev == ')' || p->prev == ']' || p->prev == '}') && p->depth > 0)
+            p->depth--;
+        return f | (sentinel ? PF_SENTINEL : 0);
+    case LEX_COMMENT:
+    case LEX_END:
+        break;
+    }
+    p->prev = 0;
+    return f | (sentinel ? PF_SENTINEL : 0);
+}
+
+static uint16_t pf_finish(pf_scan *p)
+{
+    bool sentinel = end_name(&p->im, p->ctx, p->path);
+    uint16_t f = p->field == CF_FIELD ? PF_FIELD : 0;
+    sentinel |= chain_other(&p->ch, p->ctx, p->path, LEX_END, "");
+    return f | (sentinel ? PF_SENTINEL : 0);
+}
+
 bool py_prefilter(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len)
 {
-    word_memo memo[MEMO_SLOTS];
-    memset(memo, 0, sizeof memo);
+    pf_scan p;
+    pf_init(&p, st, ctx, path);
     lexer lx;
     py_lex_init(&lx, data, len);
-    bool cast = false, int_source = false, sentinel = false, tensor = false;
-    char prev = 0;            /* previous punctuation, 0 after a word/number/string */
-    uint32_t prev_line = 0;   /* line of the previous token */
-    int depth = 0;            /* bracket depth */
-    imports im;
-    im.state = IMP_NONE;
-    im.nv = 0;
-    im.overflow = false;
-    chain ch = { .ok = false };
-    double v;
+    uint16_t flags = 0;
     for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
-        if (k == LEX_COMMENT) {
-            if (comment_mentions_kvlint(lx.tok, lx.len))
-                return true;
-            continue;  /* a comment does not change `prev` */
-        }
-        bool first_on_line = (lx.fresh_line || prev_line == 0) && depth == 0;
-        prev_line = lx.line;
-        if (first_on_line || (k == LEX_PUNCT && *lx.tok == ';')) {
-            sentinel |= end_name(&im, ctx, path);
-            start_statement(&im, k == LEX_WORD ? lx.tok : "", k == LEX_WORD ? lx.len : 0);
-        } else if (im.state != IMP_NONE) {
-            sentinel |= import_token(&im, ctx, path, k, lx.tok, lx.len);
-        }
-        if (k != LEX_WORD)
-            sentinel |= chain_other(&ch, ctx, path, k, lx.tok);
-        switch (k) {
-        case LEX_STRING:
-            if (py_float_string_special(lx.tok, lx.len, &v))
-                sentinel = true;
-            break;
-        case LEX_NUMBER:
-            /* a token this lexer cannot read (`10000if`, which Python reads as 10000 if) counts */
-            if (!py_parse_number(lx.tok, lx.len, &v) || fabs(v) >= PY_SENTINEL_MAGNITUDE)
-                sentinel = true;
-            break;
-        case LEX_WORD: {
-            const char *w = lx.tok;
-            size_t n = lx.len;
-            uint8_t wf = memo_flags(memo, st, w, n);
-            if (wf & W_DECISIVE)
-                return true;
-            if (wf & W_SENTINEL)
-                sentinel = true;
-            if (im.overflow && (im.state == IMP_NAMES || prev == '.') && any_exported_sentinel(ctx, w, n))
-                sentinel = true;  /* too many imports to tell: any exported sentinel name counts */
-            if (im.state == IMP_NONE)
-                sentinel |= chain_word(&ch, &im, ctx, path, w, n, prev == '.');
-            if (prev == '.' && (wf & W_CAST))
-                cast = tensor = true;
-            if (wf & W_INT)
-                int_source = true;
-            if (wf & W_TENSOR)
-                tensor = true;
-            break;
-        }
-        case LEX_PUNCT:
-            prev = *lx.tok;
-            if (prev == '@' && !first_on_line)
-                tensor = true;  /* a @ b (a decorator starts its line) */
-            if (prev == '(' || prev == '[' || prev == '{')
-                depth++;
-            else if ((prev == ')' || prev == ']' || prev == '}') && depth > 0)
-                depth--;
-            continue;
-        case LEX_COMMENT:
-        case LEX_END:
-            break;
-        }
-        prev = 0;
-        if ((cast && int_source) || (sentinel && tensor))
+        flags |= pf_token(&p, &lx, k);
+        if (py_prefilter_decides(flags))
             return true;
     }
-    sentinel |= end_name(&im, ctx, path);
-    sentinel |= chain_other(&ch, ctx, path, LEX_END, "");
-    return (cast && int_source) || (sentinel && tensor);
+    return py_prefilter_decides(flags | pf_finish(&p));
+}
+
+static bool word_at(const lexer *lx, lex_kind k, const char *lit)
+{
+    return k == LEX_WORD && word_is(lx->tok, lx->len, lit);
+}
+
+/* The file cut into its top-level statements (a decorated definition is one with its decorators),
+ * each with the flags its own tokens raise: the same scan as py_prefilter, so that the flags of all
+ * units together are the file's. A `kvlint` comment on a line of its own also flags the next unit
+ * (a suppression there may be meant for the statement below it). */
+size_t py_prefilter_units(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len,
+                          kv_arena *a, py_unit **out)
+{
+    pf_scan p;
+    pf_init(&p, st, ctx, path);
+    lexer lx;
+    py_lex_init(&lx, data, len);
+    ARENA_VEC(py_unit) v = { 0 };
+    ARENA_PUSH(a, v, ((py_unit){ .kind = PY_UNIT_OTHER }));
+    bool started = false, decorating = false, want_name = false;
+    uint16_t carry = 0;
+    for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
+        if (k != LEX_COMMENT && lx.at_line_start && p.depth == 0) {
+            bool def = word_at(&lx, k, "def") || word_at(&lx, k, "async"), cls = word_at(&lx, k, "class");
+            bool at = k == LEX_PUNCT && *lx.tok == '@';
+            if (started && !(decorating && (at || def || cls))) {
+                v.v[v.n - 1].flags |= pf_flush(&p);
+                v.v[v.n - 1].end = (uint32_t)(lx.tok - data);
+                py_unit u = { .start = (uint32_t)(lx.tok - data), .kind = PY_UNIT_OTHER, .flags = carry };
+                ARENA_PUSH(a, v, u);
+                carry = 0;
+                decorating = false;
+            }
+            started = true;
+            if (at)
+                decorating = true;
+            if (def || cls) {
+                v.v[v.n - 1].kind = def ? PY_UNIT_DEF : PY_UNIT_CLASS;
+                want_name = true;
+                decorating = false;
+            }
+        }
+        uint16_t f = pf_token(&p, &lx, k);
+        if (k == LEX_COMMENT && (f & PF_DECISIVE) && lx.fresh_line)
+            carry = PF_DECISIVE;
+        py_unit *cur = &v.v[v.n - 1];
+        cur->flags |= f;
+        if (want_name && k == LEX_WORD && !word_at(&lx, k, "def") && !word_at(&lx, k, "async") && !word_at(&lx, k, "class")) {
+            cur->name = lx.tok;
+            cur->name_len = (uint32_t)lx.len;
+            want_name = false;
+        } else if (want_name && k != LEX_WORD) {
+            want_name = false;   /* `def (` : no name */
+        }
+    }
+    v.v[v.n - 1].flags |= pf_finish(&p) | carry;
+    v.v[v.n - 1].end = (uint32_t)len;
+    *out = v.v;
+    return v.n;
 }

@@ -428,9 +428,29 @@ static void note_syntax_error(ev *e, TSNode root)
              "syntax error: facts come from the parts of the file that parse");
 }
 
-void py_analyze_file(const char *path, const char *data, size_t len, const fe_context *ctx, file_facts *out)
+/* Parse the parts of the file the evaluator needs (pyslice.c), or all of it; all of it too if the
+ * parts do not parse cleanly, so that a syntax error is found and located as in the whole file. */
+static TSTree *parse_needed(TSParser *parser, const fe_context *ctx, const char *path, const char *data, size_t len,
+                           bool slice)
 {
-    (void)path;
+    kv_arena *a = arena_new();
+    uint32_t n = 0;
+    TSRange *r = !slice ? NULL : py_slice(ctx ? ctx->state : NULL, ctx, path, data, len, a, &n);
+    TSTree *tree = NULL;
+    if (r && ts_parser_set_included_ranges(parser, r, n)) {
+        tree = ts_parser_parse_string(parser, NULL, data, (uint32_t)len);
+        if (tree && ts_node_has_error(ts_tree_root_node(tree))) {
+            ts_tree_delete(tree);
+            tree = NULL;
+        }
+        ts_parser_set_included_ranges(parser, NULL, 0);
+    }
+    arena_free(a);
+    return tree ? tree : ts_parser_parse_string(parser, NULL, data, (uint32_t)len);
+}
+
+static void analyze(const char *path, const char *data, size_t len, const fe_context *ctx, file_facts *out, bool slice)
+{
     if (len > UINT32_MAX)
         return;
     uint32_t deep_line;
@@ -449,7 +469,7 @@ void py_analyze_file(const char *path, const char *data, size_t len, const fe_co
             ts_parser_delete(parser);
         return;
     }
-    TSTree *tree = ts_parser_parse_string(parser, NULL, data, (uint32_t)len);
+    TSTree *tree = parse_needed(parser, ctx, path, data, len, slice);
     if (!tree) {
         diag_add(&out->diags, DIAG_NOTE, out->path, 0, 0, "not parsed");
         ts_parser_delete(parser);
@@ -490,4 +510,14 @@ void py_analyze_file(const char *path, const char *data, size_t len, const fe_co
                    "code nested deeper than %d expressions or blocks is not analysed (facts may be missing)", MAX_DEPTH);
     ts_tree_delete(tree);
     ts_parser_delete(parser);
+}
+
+void py_analyze_file(const char *path, const char *data, size_t len, const fe_context *ctx, file_facts *out)
+{
+    analyze(path, data, len, ctx, out, true);
+}
+
+void py_analyze_file_whole(const char *path, const char *data, size_t len, const fe_context *ctx, file_facts *out)
+{
+    analyze(path, data, len, ctx, out, false);
 }

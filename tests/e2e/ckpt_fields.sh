@@ -37,4 +37,9 @@ expect_contains "default: KV006, torch.full of it in float16 raises" "$tmpdir/de
 expect_status "set: the checkpoint's mask_value -100 fits" 0 $?
 (cd "$fx/none" && "$KVLINT" check .) >"$tmpdir/none.txt" 2>&1
 expect_status "none: unknown fields, no finding" 0 $?
+# A file whose only value is a field (no sink, no sentinel literal) is not prefiltered away.
+(cd "$fx/field_only" && "$KVLINT" check .) >"$tmpdir/field_only.txt" 2>&1
+expect_status "field_only: a file holding only checkpoint fields is analysed" 1 $?
+expect_contains "field_only: the gain 1920 built by torch.tensor in fp8_e4m3" "$tmpdir/field_only.txt" \
+    'scale.py:7:12: error: config.control_token_gain / config.attention_multiplier built by torch.tensor in fp8_e4m3'
 finish

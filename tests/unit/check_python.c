@@ -18,6 +18,7 @@
 #include "python/pyfe.h"
 #include "resolve/deploy.h"
 #include "python/pymodcache.h"
+#include "facts/facts_json.h"
 #include "util/fsutil.h"
 
 static const char *srcdir(void)
@@ -490,6 +491,16 @@ START_TEST(prefilter_words)
         { "y = 10000if c else 0\nz = torch.zeros(1)\n", true },  /* Python reads 10000if as 10000 if */
         { "def f(s: TensorType):\n    return s + float('-inf')\n", true },
         { "x = 1\n", false },
+        /* 0 * inf is NaN with or without tensors; *args is no product */
+        { "def keep_bias(keep):\n    return (1 - keep) * float('-inf')\n", true },
+        { "best = float('inf')\nf(*args)\ng = {**kw}\n", false },
+        /* a checkpoint field is a number of any magnitude (pyconfig.c reads it so), a fact once
+         * built into a tensor of known dtype */
+        { "def f(self, h):\n    return (self.config.gain * h).to(torch.float16)\n", true },
+        { "g = getattr(cfg, 'gain', 1.0)\nh = torch.full((1,), g, dtype=torch.float16)\n", true },
+        { "g = getattr(cfg, 'gain', 1.0)\nh = torch.zeros(1) * g\n", false },  /* no dtype: no fact */
+        { "c = config.get_text_config()\nh = torch.zeros(1)\n", false },
+        { "c = config\nh = torch.zeros(1)\n", false },
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         ck_assert_msg(py_prefilter(st, NULL, NULL, t[i].src, strlen(t[i].src)) == t[i].keep, "case %zu: %s", i, t[i].src);
@@ -523,8 +534,49 @@ typedef struct corpus_file {
     const void *exports;
 } corpus_file;
 
-/* Index every file of root, then analyse each file the prefilter drops. Returns the numbers. */
-static void check_soundness(const char *root, size_t *files, size_t *dropped)
+/* The facts of a file as `kvlint facts --format json` prints them (diagnostics apart). */
+static char *facts_text(const file_facts *f)
+{
+    strbuf sb = STRBUF_INIT;
+    json_writer w;
+    json_init(&w, &sb, false);
+    json_array_begin(&w);
+    for (size_t i = 0; i < f->stores.n; i++)
+        json_store_fact(&w, &f->stores.v[i]);
+    for (size_t i = 0; i < f->constructions.n; i++)
+        json_construction_fact(&w, &f->constructions.v[i]);
+    for (size_t i = 0; i < f->casts.n; i++)
+        json_intcast_fact(&w, &f->casts.v[i]);
+    for (size_t i = 0; i < f->ariths.n; i++)
+        json_arith_fact(&w, &f->ariths.v[i]);
+    for (size_t i = 0; i < f->decls.n; i++)
+        json_dtype_decl(&w, &f->decls.v[i]);
+    json_array_end(&w);
+    char *t = sb_detach(&sb);
+    return t ? t : strdup("");
+}
+
+/* A file the prefilter keeps gets the same facts whether only the parts pyslice.c keeps are parsed
+ * or all of it. Returns whether the slicing left anything out. */
+static bool check_slicing(const py_state *st, const fe_context *ctx, const corpus_file *c)
+{
+    bool sliced = py_slice_bytes(st, ctx, c->path, c->data, c->len) < c->len;
+    file_facts *part = file_facts_new(c->path), *whole = file_facts_new(c->path);
+    py_analyze_file(c->path, c->data, c->len, ctx, part);
+    py_analyze_file_whole(c->path, c->data, c->len, ctx, whole);
+    char *a = facts_text(part), *b = facts_text(whole);
+    ck_assert_msg(strcmp(a, b) == 0, "%s: the parts parsed give other facts than the whole file:\n%s\n%s", c->path, a, b);
+    ck_assert_uint_eq(part->diags.items.n, whole->diags.items.n);
+    free(a);
+    free(b);
+    file_facts_free(part);
+    file_facts_free(whole);
+    return sliced;
+}
+
+/* Index every file of root, then analyse each file the prefilter drops, and each one it keeps
+ * both sliced and whole (check_slicing). Returns the numbers. */
+static void check_soundness(const char *root, size_t *files, size_t *dropped, size_t *sliced)
 {
     kv_project *proj = project_default(".");
     kv_arena *a = arena_new();
@@ -557,7 +609,7 @@ static void check_soundness(const char *root, size_t *files, size_t *dropped)
     fe_context ctx = { .project = proj, .state = st, .indexes = idx, .nindexes = n,
                        .link = python_frontend.link(idx, n, a) };
     *files = n;
-    *dropped = 0;
+    *dropped = *sliced = 0;
     for (size_t i = 0; i < n; i++) {
         corpus_file *c = &cf[i];
         if (!py_prefilter(st, &ctx, c->path, c->data, c->len)) {
@@ -565,6 +617,8 @@ static void check_soundness(const char *root, size_t *files, size_t *dropped)
             py_collect_suppressions(c->data, c->len, c->facts->arena, c->facts);
             py_analyze_file(c->path, c->data, c->len, &ctx, c->facts);
             ck_assert_msg(nfacts(c->facts) == 0, "prefilter dropped %s, which has %zu facts", c->path, nfacts(c->facts));
+        } else if (check_slicing(st, &ctx, c)) {
+            (*sliced)++;
         }
     }
     for (size_t i = 0; i < n; i++) {
@@ -579,14 +633,51 @@ static void check_soundness(const char *root, size_t *files, size_t *dropped)
     project_free(proj);
 }
 
+/* Which parts of a file are parsed: a function nothing needed names is left out; what a needed
+ * function reaches through a call or a module-level binding stays; and the facts are those of the
+ * whole file. */
+START_TEST(slicing_parts)
+{
+    py_state *st = load_state();
+    fe_context ctx = { .state = st };
+    const char *unrelated = "def unrelated(a):\n    b = a + 1\n    c = b * 2\n    return [c, b, a, 'padding to make it count']\n\n";
+    char src[2048];
+    snprintf(src, sizeof src,
+             "import torch\n"
+             "def helper():\n    return -1e9\n"
+             "X = helper()\n"
+             "%s"
+             "def fill(t, v):\n    return t.masked_fill(t > 0, v)\n"
+             "def g(m):\n    k = fill(torch.zeros(2, dtype=torch.float16), X)\n    return k\n", unrelated);
+    size_t len = strlen(src);
+    ck_assert_uint_eq(py_slice_bytes(st, &ctx, "t.py", src, len), len - strlen(unrelated));
+    corpus_file c = { .path = "t.py", .data = src, .len = len };
+    ck_assert(check_slicing(st, &ctx, &c));
+    file_facts *f = file_facts_new("t.py");
+    py_analyze_file("t.py", src, len, &ctx, f);
+    ck_assert_uint_eq(f->constructions.n, 1);   /* -1e9 through X, helper() and fill() */
+    file_facts_free(f);
+
+    /* a decorated function is one unit with its decorators; a class is one with its methods */
+    const char *two = "import torch\n@torch.no_grad()\ndef deco(x):\n    return x + 1\n"
+                      "class K:\n    def m(self):\n        return torch.full((2,), -1e9, dtype=torch.float16)\n"
+                      "def pad():\n    return [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]\n";
+    size_t tl = strlen(two);
+    const char *k = strstr(two, "class K"), *p = strstr(two, "def pad");
+    ck_assert_uint_eq(py_slice_bytes(st, &ctx, "t.py", two, tl), strlen("import torch\n") + (size_t)(p - k));
+    py_state_free(st);
+}
+END_TEST
+
 START_TEST(prefilter_sound_fixtures)
 {
     char root[4096];
     snprintf(root, sizeof root, "%s/tests/fixtures/python", srcdir());
-    size_t files, dropped;
-    check_soundness(root, &files, &dropped);
+    size_t files, dropped, sliced;
+    check_soundness(root, &files, &dropped, &sliced);
     ck_assert_uint_gt(files, 10);
     ck_assert_uint_gt(dropped, 0);
+    ck_assert_uint_gt(sliced, 0);
 }
 END_TEST
 
@@ -601,11 +692,13 @@ START_TEST(prefilter_sound_corpus)
         return;
     }
     fclose(probe);
-    size_t files, dropped;
-    check_soundness(root, &files, &dropped);
-    printf("check_python: %s: %zu files, %zu prefiltered, none of them has a fact\n", root, files, dropped);
+    size_t files, dropped, sliced;
+    check_soundness(root, &files, &dropped, &sliced);
+    printf("check_python: %s: %zu files, %zu prefiltered, none of them has a fact; %zu parsed in parts, with the "
+           "facts of the whole file\n", root, files, dropped, sliced);
     ck_assert_uint_gt(files, 0);
     ck_assert_uint_gt(dropped, files / 4);
+    ck_assert_uint_gt(sliced, 0);
 }
 END_TEST
 
@@ -771,6 +864,7 @@ static Suite *python_suite(void)
     suite_add_tcase(s, t);
     t = tcase_create("soundness");
     tcase_set_timeout(t, 600);
+    tcase_add_test(t, slicing_parts);
     tcase_add_test(t, prefilter_sound_fixtures);
     tcase_add_test(t, prefilter_sound_corpus);
     suite_add_tcase(s, t);

@@ -315,6 +315,8 @@ static aval eval_call(ev *e, TSNode call, written_args *written)
     if (method && recv.tag == AV_IMPORT && recv.str && strncmp(recv.str, "torch", 5) != 0
         && pe_call_imported(e, arena_printf(e->s, "%s.%s", recv.str, method), call, &g, &r))
         return r;  /* import pkg.masks as M; M.make_mask(...) */
+    if (method && strcmp(method, "get") == 0 && pe_config_get(e, call, recv_node, &recv, &g, &r))
+        return r;
     if (method) {
         if (recv.tag == AV_MODULE)
             return strcmp(recv.str, "math") == 0 ? av_unknown() : pe_torch_function(e, method, call, &g);

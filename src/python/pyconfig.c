@@ -1,12 +1,13 @@
 /*
  * pyconfig.c: numbers read from the model's checkpoint config in code: `config.attention_multiplier`,
  * `self.config.x`, `hf_config.control_token_gain`, `vllm_config.model_config.hf_config.x`,
- * `getattr(cfg, "x", default)`. Each becomes a symbolic field value (a kv_expr leaf, facts.h): unknown
+ * `getattr(cfg, "x", default)`, and the dict forms `config.get("x", default)`, `config["x"]` (a
+ * checkpoint config loaded as a dict, or a PretrainedConfig's to_dict()). Each becomes a symbolic field value (a kv_expr leaf, facts.h): unknown
  * here, resolved per deployment from its checkpoint's config.json (resolve/ binds the fields, check/
  * evaluates the expression); arithmetic on such values stays symbolic (pyvalue.c).
  * A config object is recognised by the name it is reached through (its last component):
  * config, hf_config, text_config, hf_text_config, pretrained_config, cfg. It does not follow a config
- * copied into another name (`c = self.config` keeps `c.x` unknown), nor `config.get("x")` on dicts.
+ * copied into another name (`c = self.config` keeps `c.x` unknown).
  */
 #include <math.h>
 #include <string.h>
@@ -93,5 +94,34 @@ bool pe_config_getattr(ev *e, TSNode call, const args *g, aval *out)
     if (has_default && !av_single(&g->posv[2], &d))
         return false; /* a default that is not a constant: the value is not one expression */
     *out = field_value(e, call, g->posv[1].str, has_default, d);
+    return true;
+}
+
+/* config.get("x") / config.get("x", d): a missing key gives None (no number: unknown) or d. */
+bool pe_config_get(ev *e, TSNode call, TSNode recv_node, const aval *recv, const args *g, aval *out)
+{
+    if (recv->tag != AV_VALUES || recv->n != 0 || recv->tensor || (g->npos != 1 && g->npos != 2) || g->nkw)
+        return false;
+    if (g->posv[0].tag != AV_STR || !numeric_field_name(g->posv[0].str) || !is_config_object(e, recv_node))
+        return false;
+    double d = 0;
+    bool has_default = g->npos == 2;
+    if (has_default && !av_single(&g->posv[1], &d))
+        return false;
+    *out = field_value(e, call, g->posv[0].str, has_default, d);
+    return true;
+}
+
+/* config["x"] with a string literal: a missing key raises, so there is no default. The key is
+ * evaluated only then (a subscript holding a call is evaluated once, by its own walk). */
+bool pe_config_item(ev *e, TSNode sub, TSNode objn, const aval *obj, TSNode keyn, aval *out)
+{
+    if (obj->tag != AV_VALUES || obj->n != 0 || obj->tensor || ts_node_is_null(keyn) || !pe_is(keyn, "string") ||
+        !is_config_object(e, objn))
+        return false;
+    aval key = pe_eval(e, keyn);
+    if (key.tag != AV_STR || !numeric_field_name(key.str))
+        return false;
+    *out = field_value(e, sub, key.str, false, 0);
     return true;
 }

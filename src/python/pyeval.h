@@ -316,6 +316,10 @@ aval pe_eval(ev *e, TSNode n);
 bool pe_config_attr(ev *e, TSNode attr_node, TSNode objn, const aval *obj, const char *attr, aval *out);
 /* getattr(config, "x"[, constant default]): a symbolic field value in *out. */
 bool pe_config_getattr(ev *e, TSNode call, const args *g, aval *out);
+/* config.get("x"[, d]) (recv: the receiver's value, unknown) and config["x"] (keyn: the subscript,
+ * a string literal), as pe_config_getattr. */
+bool pe_config_get(ev *e, TSNode call, TSNode recv_node, const aval *recv, const args *g, aval *out);
+bool pe_config_item(ev *e, TSNode sub, TSNode objn, const aval *obj, TSNode keyn, aval *out);
 
 /* ---- which parts of a file to parse (pyslice.c) ---- */
 /* The parts of a file that can hold a fact (pyslice.c), as sorted, disjoint tree-sitter ranges in

@@ -365,6 +365,9 @@ static aval eval_subscript(ev *e, TSNode n)
             return v.elems[(size_t)ix];
         return av_unknown();
     }
+    aval r;
+    if (pe_config_item(e, n, pe_fld(e, n, F_value), &v, pe_fld(e, n, F_subscript), &r))
+        return r;
     return v.tag == AV_VALUES && v.tensor ? v : av_unknown();
 }
 

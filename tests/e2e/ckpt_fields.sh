@@ -42,4 +42,13 @@ expect_status "none: unknown fields, no finding" 0 $?
 expect_status "field_only: a file holding only checkpoint fields is analysed" 1 $?
 expect_contains "field_only: the gain 1920 built by torch.tensor in fp8_e4m3" "$tmpdir/field_only.txt" \
     'scale.py:7:12: error: config.control_token_gain / config.attention_multiplier built by torch.tensor in fp8_e4m3'
+# the dict forms: config["x"], config.get("x", d), config.get("x") (None when absent: unknown)
+got=$(fields dict)
+want="attention_multiplier=0.0078125 control_token_gain=15 mask_value=unknown"
+if [ "$got" = "$want" ]; then pass "dict: config[...] and config.get(...) are fields"; else fail "dict: got '$got', want '$want'"; fi
+(cd "$fx/dict" && "$KVLINT" check .) >"$tmpdir/dict.txt" 2>&1
+expect_status "dict: the gain 1920 saturates in fp8" 1 $?
+expect_contains "dict: KV013 at the computed gain" "$tmpdir/dict.txt" \
+    'plugin.py:10:21: warning: config["control_token_gain"] / config.get("attention_multiplier", 1.0) = 1920 is a value of known magnitude'
+expect_not_contains "dict: no mask finding (unknown field, no default)" "$tmpdir/dict.txt" 'mask_value'
 finish

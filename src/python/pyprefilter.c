@@ -9,7 +9,8 @@
  *   construction a sentinel (a literal >= PY_SENTINEL_MAGNITUDE, an infinity word, finfo/iinfo,
  *                float("inf")-like strings, or a sentinel imported from another scanned file: see
  *                below) AND a known dtype: the keyword `dtype` or a cast method after '.'; or a
- *                checkpoint field read as pyconfig.c reads one (`config.x`, `getattr(cfg, ...)`:
+ *                checkpoint field read as pyconfig.c reads one (`config.x`, `getattr(cfg, ...)`,
+ *                `config["x"]`, `config.get("x")`:
  *                a number of any magnitude, never a sentinel of arithmetic or an id) AND a
  *                known dtype: the word `dtype` or a cast method (the only ways a tensor gets a
  *                known dtype in the torch model, so the only ways a field is built into one)
@@ -351,8 +352,9 @@ typedef struct pf_scan {
     char prev;            /* previous punctuation, 0 after a word/number/string */
     uint32_t prev_line;   /* line of the previous token */
     int depth;            /* bracket depth */
-    enum { CF_NONE, CF_OBJECT, CF_DOT, CF_FIELD, CF_GETATTR, CF_GETATTR_PAREN } field;
-                          /* reading `config.x` (a field unless a call follows) or `getattr(config` */
+    enum { CF_NONE, CF_OBJECT, CF_DOT, CF_FIELD, CF_GET, CF_SUBSCRIPT, CF_GETATTR, CF_GETATTR_PAREN } field;
+                          /* reading `config.x` (a field unless a call follows), `config.get(`,
+                           * `config[`, or `getattr(config` */
 } pf_scan;
 
 static void pf_init(pf_scan *p, const py_state *st, const fe_context *ctx, const char *path)
@@ -372,22 +374,29 @@ static void pf_init(pf_scan *p, const py_state *st, const fe_context *ctx, const
 }
 
 /* A checkpoint field read as pyconfig.c reads one: `config.x` (x not a method called),
- * `hf_config.x`, `self.config.x`, `getattr(cfg, ...)`: a number of any magnitude, known per
- * deployment. Returns whether the token before this one ended one. */
+ * `hf_config.x`, `self.config.x`, `getattr(cfg, ...)`, `config["x"]`, `config.get("x", d)`: a
+ * number of any magnitude, known per deployment. Returns whether the token before this one ended
+ * one, or this one does. */
 static bool field_token(pf_scan *p, lex_kind k, const char *w, size_t n)
 {
-    bool field = p->field == CF_FIELD && !(k == LEX_PUNCT && *w == '(');
-    if (k == LEX_WORD && p->field == CF_GETATTR_PAREN && py_is_config_name(w, n))
-        field = true;
-    if (k == LEX_WORD && p->field == CF_DOT && py_is_config_field(w, n))
+    bool punct = k == LEX_PUNCT;
+    bool field = (p->field == CF_FIELD && !(punct && *w == '('))
+                 || p->field == CF_GET   /* config.get("x"), or config.get itself: a field "get" */
+                 || (p->field == CF_SUBSCRIPT && k == LEX_STRING)
+                 || (k == LEX_WORD && p->field == CF_GETATTR_PAREN && py_is_config_name(w, n));
+    if (k == LEX_WORD && p->field == CF_DOT && word_is(w, n, "get"))
+        p->field = CF_GET;
+    else if (k == LEX_WORD && p->field == CF_DOT && py_is_config_field(w, n))
         p->field = CF_FIELD;
     else if (k == LEX_WORD && py_is_config_name(w, n))
         p->field = CF_OBJECT;
-    else if (k == LEX_PUNCT && *w == '.' && p->field == CF_OBJECT)
+    else if (punct && *w == '.' && p->field == CF_OBJECT)
         p->field = CF_DOT;
+    else if (punct && *w == '[' && p->field == CF_OBJECT)
+        p->field = CF_SUBSCRIPT;
     else if (k == LEX_WORD && word_is(w, n, "getattr"))
         p->field = CF_GETATTR;
-    else if (k == LEX_PUNCT && *w == '(' && p->field == CF_GETATTR)
+    else if (punct && *w == '(' && p->field == CF_GETATTR)
         p->field = CF_GETATTR_PAREN;
     else
         p->field = CF_NONE;
@@ -409,7 +418,7 @@ static uint16_t pf_flush(pf_scan *p)
         sentinel |= module_sentinel_fn(p->ctx, p->path, p->ch.bare->module, NULL, 0);
     p->ch.bare = NULL;
     uint16_t f = sentinel ? PF_SENTINEL : 0;
-    if (p->field == CF_FIELD)
+    if (p->field == CF_FIELD || p->field == CF_GET)
         f |= PF_FIELD;
     p->field = CF_NONE;
     return f;
@@ -489,7 +498,7 @@ static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
 static uint16_t pf_finish(pf_scan *p)
 {
     bool sentinel = end_name(&p->im, p->ctx, p->path);
-    uint16_t f = p->field == CF_FIELD ? PF_FIELD : 0;
+    uint16_t f = p->field == CF_FIELD || p->field == CF_GET ? PF_FIELD : 0;
     sentinel |= chain_other(&p->ch, p->ctx, p->path, LEX_END, "");
     return f | (sentinel ? PF_SENTINEL : 0);
 }

@@ -501,6 +501,9 @@ START_TEST(prefilter_words)
         { "g = getattr(cfg, 'gain', 1.0)\nh = torch.zeros(1) * g\n", false },  /* no dtype: no fact */
         { "c = config.get_text_config()\nh = torch.zeros(1)\n", false },
         { "c = config\nh = torch.zeros(1)\n", false },
+        { "g = config['gain']\nh = torch.full((1,), g, dtype=torch.float16)\n", true },
+        { "g = hf_config.get('gain', 1.0)\nh = torch.full((1,), g, dtype=torch.float16)\n", true },
+        { "g = config[i]\nh = config.items()\nk = torch.full((1,), g, dtype=torch.float16)\n", false },
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         ck_assert_msg(py_prefilter(st, NULL, NULL, t[i].src, strlen(t[i].src)) == t[i].keep, "case %zu: %s", i, t[i].src);

@@ -253,7 +253,8 @@ static void emit_store(fn_ctx *x, const store_site *s, CXCursor cache, const cxx
     if (sink && sink->conv != CXK_ELEMENT) {
         static const store_conv conv[] = { [CXK_FP8_SATURATING] = CONV_SATURATING_FP8,
                                            [CXK_SATURATING] = CONV_SATURATING, [CXK_NONSATURATING] = CONV_NONSATURATING };
-        vals = cxx_converted(vals, conv[sink->conv], sink->name, false, KVN_DTYPE_INVALID);
+        /* facts outlive the table: its strings are copied into the file's arena */
+        vals = cxx_converted(vals, conv[sink->conv], arena_strdup(x->a, sink->name), false, KVN_DTYPE_INVALID);
     }
     size_t nspecial = 0;
     for (size_t i = 0; i < vals.n; i++)
@@ -280,8 +281,8 @@ static void emit_store(fn_ctx *x, const store_site *s, CXCursor cache, const cxx
                          .tensor = cxx_text(x->tu, s->lhs, a) };
         if (sink) {
             f.family = SINK_CACHE_OP;
-            f.sink = sink->name;
-            f.engine = sink->engine;
+            f.sink = arena_strdup(a, sink->name);
+            f.engine = arena_strdup(a, sink->engine);
             f.operand = sink->latent ? OPERAND_KV : pair == 0 ? OPERAND_KEY : OPERAND_VALUE;
         }
         if (v->converted) {

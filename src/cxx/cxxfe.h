@@ -188,13 +188,17 @@ typedef struct cxx_targ {
 } cxx_targ;
 
 /* One instantiation of a function template seen in the unit. Invariant: tmpl is the template's
- * cursor for a resolved call, the null cursor for an explicit instantiation (matched by name). */
+ * cursor for a resolved call, the null cursor for an explicit instantiation or a dependent call
+ * (both matched by name, their arguments as written). A dependent call sits inside the function
+ * template `within` (has_within), whose type parameters its arguments may name (cache_t). */
 typedef struct cxx_inst {
     CXCursor tmpl;
     const char *name;
     cxx_targ *args;
     size_t nargs;
     kv_loc at;                 /* the call or the instantiation, in the main file */
+    bool has_within;
+    CXCursor within;           /* has_within: the function template the call is in */
 } cxx_inst;
 
 typedef struct cxx_dispatch {

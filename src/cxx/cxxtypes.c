@@ -7,8 +7,13 @@
  *    arguments);
  *  - explicit instantiations (`template __global__ void k<float, __half>(...);`), read from the main
  *    file's tokens because libclang 14 has no cursor for them; matched by the template's name.
- * A call from inside another template whose arguments are dependent is not resolved by clang and is
- * not seen: the set can miss types (a store then goes unchecked for them), never invent one.
+ *  - calls and launches inside another function template that clang cannot resolve because their
+ *    template arguments are dependent (`k<scalar_t, cache_t><<<g, b>>>(...)` inside
+ *    `template <typename scalar_t, typename cache_t> void launch(...)`): the arguments are read as
+ *    written, and one that names a type parameter of the enclosing template takes the types that
+ *    parameter takes at the enclosing template's own sites, through at most four such templates.
+ * A deduced argument of a dependent call, or an enclosing template the unit never instantiates,
+ * leaves the set open (the KV dtype decides): the set can miss types, never invent one.
  * It knows no rule and no deployment; cxxeval.c decides what a set means for a store.
  */
 #include <stdio.h>
@@ -59,7 +64,17 @@ typedef struct walk {
     kv_arena *a;
     cxx_budget *budget;        /* one step per cursor visited, one per token read */
     cxx_dispatch *out;
+    bool has_within;
+    CXCursor within;           /* the function template being walked, if any */
 } walk;
+
+typedef struct toks {
+    CXTranslationUnit tu;
+    CXToken *v;
+    unsigned n;
+} toks;
+
+static unsigned explicit_args(walk *w, const toks *t, unsigned i, cxx_inst *in);
 
 static const char *spelling(CXCursor c, kv_arena *a)
 {
@@ -69,15 +84,16 @@ static const char *spelling(CXCursor c, kv_arena *a)
     return r;
 }
 
-static void add_call(walk *w, CXCursor call)
+/* A call resolved to a specialisation: its template and arguments; false when it is none. */
+static bool add_call(walk *w, CXCursor call)
 {
     CXCursor fn = clang_getCursorReferenced(call);
     if (clang_getCursorKind(fn) != CXCursor_FunctionDecl && clang_getCursorKind(fn) != CXCursor_CXXMethod)
-        return;
+        return false;
     CXCursor tmpl = clang_getSpecializedCursorTemplate(fn);
     int n = clang_Cursor_getNumTemplateArguments(fn);
     if (clang_Cursor_isNull(tmpl) || n <= 0)
-        return;
+        return false;
     cxx_inst in = { .tmpl = tmpl, .name = spelling(tmpl, w->a), .nargs = (size_t)n };
     in.args = arena_zalloc(w->a, (size_t)n * sizeof *in.args);
     for (int i = 0; i < n; i++)
@@ -85,9 +101,51 @@ static void add_call(walk *w, CXCursor call)
             in.args[i].type = clang_Cursor_getTemplateArgumentType(fn, (unsigned)i);
             in.args[i].known = true;
         }
-    if (!cxx_main_loc(w->tu, call, w->src->path, &in.at))
+    if (cxx_main_loc(w->tu, call, w->src->path, &in.at))
+        ARENA_PUSH(w->a, w->out->v, in);
+    return true;
+}
+
+static bool tok_is(const toks *t, unsigned i, const char *s);
+
+/* A call inside a function template that clang left unresolved: `name<args>(...)` as written in
+ * the callee's tokens, kept with the enclosing template. */
+static void add_dependent_call(walk *w, CXCursor call)
+{
+    cxx_kids_t kd = cxx_kids(call);
+    if (!w->has_within || !kd.n)
         return;
-    ARENA_PUSH(w->a, w->out->v, in);
+    toks t = { .tu = w->tu };
+    clang_tokenize(w->tu, clang_getCursorExtent(kd.v[0]), &t.v, &t.n);
+    if (cxx_charge(w->budget, t.n)) {
+        /* the last name before the first `<`: ns::k<A, B> -> k */
+        unsigned j = 0;
+        while (j + 1 < t.n && !tok_is(&t, j + 1, "<"))
+            j++;
+        if (j + 1 < t.n && clang_getTokenKind(t.v[j]) == CXToken_Identifier) {
+            CXString sp = clang_getTokenSpelling(t.tu, t.v[j]);
+            cxx_inst in = { .tmpl = clang_getNullCursor(), .name = arena_strdup(w->a, clang_getCString(sp)),
+                            .has_within = true, .within = w->within };
+            clang_disposeString(sp);
+            if (explicit_args(w, &t, j + 1, &in) <= t.n && in.nargs && cxx_main_loc(w->tu, call, w->src->path, &in.at))
+                ARENA_PUSH(w->a, w->out->v, in);
+        }
+    }
+    clang_disposeTokens(w->tu, t.v, t.n);
+}
+
+/* Children of a function template, walked with it as the enclosing template. */
+static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d);
+
+static void visit_within(walk *w, CXCursor tmpl)
+{
+    bool had = w->has_within;
+    CXCursor saved = w->within;
+    w->has_within = true;
+    w->within = tmpl;
+    clang_visitChildren(tmpl, visit, w);
+    w->has_within = had;
+    w->within = saved;
 }
 
 static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d)
@@ -96,8 +154,13 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
     walk *w = d;
     if (!cxx_charge(w->budget, 1))
         return CXChildVisit_Break;
-    if (clang_getCursorKind(c) == CXCursor_CallExpr)
-        add_call(w, c);
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_FunctionTemplate) {
+        visit_within(w, c);
+        return CXChildVisit_Continue;
+    }
+    if (k == CXCursor_CallExpr && !add_call(w, c))
+        add_dependent_call(w, c);
     return CXChildVisit_Recurse;
 }
 
@@ -107,16 +170,14 @@ static enum CXChildVisitResult top(CXCursor c, CXCursor parent, CXClientData d)
     walk *w = d;
     if (w->budget->spent)
         return CXChildVisit_Break;
-    if (clang_Location_isFromMainFile(clang_getCursorLocation(c)))
+    if (!clang_Location_isFromMainFile(clang_getCursorLocation(c)))
+        return CXChildVisit_Continue;
+    if (clang_getCursorKind(c) == CXCursor_FunctionTemplate)
+        visit_within(w, c);
+    else
         clang_visitChildren(c, visit, w);
     return CXChildVisit_Continue;
 }
-
-typedef struct toks {
-    CXTranslationUnit tu;
-    CXToken *v;
-    unsigned n;
-} toks;
 
 static bool tok_is(const toks *t, unsigned i, const char *s)
 {
@@ -246,14 +307,66 @@ static bool same_template(const cxx_inst *in, CXCursor tmpl, const char *name)
     return strcmp(in->name, name) == 0;
 }
 
-void cxx_param_types_of(const cxx_state *st, const cxx_dispatch *d, CXCursor fn, const char *param,
-                     cxx_param_types *out)
+/* The index of fn's template type parameter called param; -1 if it has none. */
+static int type_param_index(CXCursor fn, const char *param)
 {
-    memset(out, 0, sizeof *out);
     if (clang_getCursorKind(fn) != CXCursor_FunctionTemplate)
-        return;
+        return -1;
     param_walk pw = { .param = param, .i = 0, .found = -1 };
     clang_visitChildren(fn, count_param, &pw);
+    return pw.found;
+}
+
+static void add_type(cxx_param_types *out, const cxx_conv *te, const char *type, kv_loc at)
+{
+    for (size_t k = 0; k < out->n; k++)
+        if (out->types[k].entry->dtype == te->dtype)
+            return;
+    if (out->n < CXX_MAX_PARAM_TYPES) {
+        out->types[out->n].entry = te;
+        snprintf(out->types[out->n].name, sizeof out->types[out->n].name, "%s", type);
+        out->types[out->n].at = at;
+        out->n++;
+    }
+}
+
+enum { MAX_ENCLOSING = 4 };
+
+static void param_types(const cxx_state *st, const cxx_dispatch *d, CXCursor fn, const char *param,
+                        cxx_param_types *out, int depth);
+
+/* A dependent site's argument that names a type parameter of its enclosing template: the types
+ * that parameter takes (open when the enclosing template has no site). False: it names none. */
+static bool through_enclosing(const cxx_state *st, const cxx_dispatch *d, const cxx_inst *in, const cxx_targ *a,
+                              cxx_param_types *out, int depth)
+{
+    if (!in->has_within || !a->text || type_param_index(in->within, a->text) < 0)
+        return false;
+    cxx_param_types sub;
+    if (depth < MAX_ENCLOSING)
+        param_types(st, d, in->within, a->text, &sub, depth + 1);
+    if (depth >= MAX_ENCLOSING || sub.sites == 0) {
+        out->open = true;
+        return true;
+    }
+    for (size_t k = 0; k < sub.n; k++)
+        add_type(out, sub.types[k].entry, sub.types[k].name, sub.types[k].at);
+    out->containers |= sub.containers;
+    out->open |= sub.open;
+    return true;
+}
+
+void cxx_param_types_of(const cxx_state *st, const cxx_dispatch *d, CXCursor fn, const char *param,
+                        cxx_param_types *out)
+{
+    param_types(st, d, fn, param, out, 0);
+}
+
+static void param_types(const cxx_state *st, const cxx_dispatch *d, CXCursor fn, const char *param,
+                        cxx_param_types *out, int depth)
+{
+    memset(out, 0, sizeof *out);
+    param_walk pw = { .found = type_param_index(fn, param) };
     if (pw.found < 0)
         return;
     CXString s = clang_getCursorSpelling(fn);
@@ -264,6 +377,8 @@ void cxx_param_types_of(const cxx_state *st, const cxx_dispatch *d, CXCursor fn,
             continue;
         out->sites++;
         const cxx_targ *a = (size_t)pw.found < in->nargs ? &in->args[pw.found] : NULL;
+        if (a && a->known && through_enclosing(st, d, in, a, out, depth))
+            continue;
         const cxx_conv *te = NULL;
         char type[128] = "";
         if (a && a->known && a->text) {
@@ -281,15 +396,7 @@ void cxx_param_types_of(const cxx_state *st, const cxx_dispatch *d, CXCursor fn,
             out->containers = true;  /* uint8_t, uint16_t: bytes whose format the KV dtype decides */
             continue;
         }
-        bool dup = false;
-        for (size_t k = 0; k < out->n && !dup; k++)
-            dup = out->types[k].entry->dtype == te->dtype;
-        if (!dup && out->n < CXX_MAX_PARAM_TYPES) {
-            out->types[out->n].entry = te;
-            snprintf(out->types[out->n].name, sizeof out->types[out->n].name, "%s", type);
-            out->types[out->n].at = in->at;
-            out->n++;
-        }
+        add_type(out, te, type, in->at);
     }
     clang_disposeString(s);
 }

@@ -54,7 +54,7 @@ expect_query() {
     if [ "$got" = "$4" ]; then pass "$1"; else fail "$1: got '$got', want '$4'"; fi
 }
 
-for case in cast_cache_t half_cache limits bf16_key logits fp8_satfinite nvcc_db suppress prefilter dispatch sinks ids; do
+for case in cast_cache_t half_cache limits bf16_key logits fp8_satfinite nvcc_db suppress prefilter dispatch sinks ids dependent_launch; do
     run "$case"
     compare_golden "$case" "$golden/$case.json" "$tmpdir/$case.json"
 done
@@ -95,6 +95,11 @@ expect_query "ids: a known range is KV003, an unknown one KV004 below 2048, arit
 expect_query "ids carry their family and the family's bound" ids \
     "sorted((s['line'], v['family'], v['max_symbol']) for s in d['stores'] for v in s['values'])" \
     "[(14, 'position', 'max_model_len'), (16, 'slot', 'num_slots'), (24, 'position', 'max_model_len'), (26, 'token', 'vocab_size'), (34, 'position', 'max_model_len')]"
+expect_query "cache_t through launches inside templates (dependent arguments)" dependent_launch \
+    "sorted((s['line'], s['cache_dtype']) for s in d['stores'])" \
+    "[(9, 'bfloat16'), (9, 'float16'), (27, 'kv-cache dtype')]"
+expect_query "only the __half instantiation overflows" dependent_launch \
+    "[(x['rule'], x['line'], x['dtype']) for x in d['findings']]" "[('KV001', 9, 'float16')]"
 expect_query "suppressed with // kvlint: ignore" suppress \
     "([(x['rule'], x['line']) for x in d['findings']], d['summary']['suppressed'])" "([('KV001', 6)], 1)"
 expect_query "prefiltered files are not parsed" prefilter "(len(d['stores']), d['stderr'])" "(0, [])"

@@ -58,14 +58,7 @@ double kvn_row_scale(kvn_dtype d, const double *in, size_t n, const kvn_params *
     }
     case KVN_M_FP8_DS_MLA: {
         /* the tiles' largest scale: the one of the tile that holds the row's absmax */
-        double amax = 0;
-        for (size_t i = 0; i < n; i++) {
-            double a = fabs(kvn__to_f32(in[i]));
-            if (a > amax)
-                amax = a;
-        }
-        double s = kvn__to_f32(kvn__quot_odd(amax, 448.0));
-        return s >= 0x1p-126 ? s : 0x1p-126;
+        return kvn__ds_mla_tile_scale(in, n);
     }
     default:
         return NAN;

@@ -32,6 +32,9 @@ double kvn__cpu_scaled(double x, double s);
 /* binary32(absmax(in) / div), vLLM's --calculate-kv-scales scale; 1 when the row's absmax is 0
  * (dynamic.c). */
 double kvn__dynamic_scale(const double *in, size_t n, double div);
+/* fp8_ds_mla's scale of one tile of n values: binary32(absmax(binary32(in)) / 448), at least
+ * FLT_MIN (store.c, as vLLM's concat_and_cache_ds_mla_kernel computes it). */
+double kvn__ds_mla_tile_scale(const double *in, size_t n);
 
 /* How kvn_store_row computes a dtype: one entry per modelled recipe. */
 typedef enum kvn_model {

@@ -275,7 +275,7 @@ static void row_per_token_head(const double *in, size_t n, bool fp8, kvn_result 
  * back as code * tile_scale. Every step is one binary32 operation, reproduced exactly (the file is
  * built without fast math). An infinity makes the scale inf: finite values then quantize to 0 and
  * read back 0 * inf, and inf / inf is NaN, so the whole tile reads NaN. */
-static void tile_ds_mla(const double *in, size_t n, kvn_result *out)
+double kvn__ds_mla_tile_scale(const double *in, size_t n)
 {
     double amax = 0;
     for (size_t i = 0; i < n; i++) {
@@ -284,8 +284,12 @@ static void tile_ds_mla(const double *in, size_t n, kvn_result *out)
             amax = a;
     }
     double s = kvn__to_f32(kvn__quot_odd(amax, 448.0));
-    if (!(s >= 0x1p-126))
-        s = 0x1p-126; /* FLT_MIN */
+    return s >= 0x1p-126 ? s : 0x1p-126; /* FLT_MIN */
+}
+
+static void tile_ds_mla(const double *in, size_t n, kvn_result *out)
+{
+    double s = kvn__ds_mla_tile_scale(in, n);
     for (size_t i = 0; i < n; i++) {
         double x = kvn__to_f32(in[i]);
         if (isnan(x) || isinf(s)) {

@@ -329,6 +329,9 @@ bool pe_config_item(ev *e, TSNode sub, TSNode objn, const aval *obj, TSNode keyn
 TSRange *py_slice(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len,
               kv_arena *a, uint32_t *count);
 
+/* The byte ranges r[0..k) of data (sorted here; empty or past len dropped, overlapping and
+ * adjacent ones merged) as tree-sitter ranges with their rows and columns, in a (pyslice.c). */
+TSRange *py_ts_ranges(const char *data, size_t len, py_range *r, size_t k, kv_arena *a, uint32_t *count);
 /* ---- statements and the file (pystmt.c) ---- */
 void pe_exec_block(ev *e, TSNode n);
 

@@ -68,12 +68,6 @@ static struct pe_modules *modules(ev *e)
     return e->mods;
 }
 
-static int cmp_range(const void *a, const void *b)
-{
-    const py_range *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /* The parts of the module a call of f needs: its prologue, f, and the functions of the file f
  * calls (transitively, at most MAX_FUNCS), as sorted, disjoint tree-sitter ranges. */
 static TSRange *needed_ranges(ev *e, const py_exports *ex, const py_func_export *f, const char *data,
@@ -97,42 +91,10 @@ static TSRange *needed_ranges(ev *e, const py_exports *ex, const py_func_export 
         r[k++] = ex->prologue[i];
     for (size_t i = 0; i < nf; i++)
         r[k++] = (py_range){ fns[i]->start, fns[i]->end };
-    qsort(r, k, sizeof *r, cmp_range);
-    TSRange *out = arena_alloc(e->s, k * sizeof *out);
-    uint32_t m = 0, row = 0, col = 0, at = 0;
+    TSRange *out = py_ts_ranges(data, len, r, k, e->s, count);
     *bytes = 0;
-    for (size_t i = 0; i < k; i++) {
-        if (r[i].end > len || r[i].start >= r[i].end)
-            continue;
-        if (m && r[i].start <= out[m - 1].end_byte) {  /* overlapping: extend */
-            if (r[i].end <= out[m - 1].end_byte)
-                continue;
-            r[i].start = out[m - 1].end_byte;
-            m--;
-        } else {
-            out[m].start_byte = r[i].start;
-        }
-        /* rows and columns, counted forward (the ranges are sorted) */
-        if (at > out[m].start_byte)  /* an extended range keeps its start point */
-            at = out[m].start_byte, row = out[m].start_point.row, col = out[m].start_point.column;
-        for (; at < out[m].start_byte; at++)
-            if (data[at] == '\n')
-                row++, col = 0;
-            else
-                col++;
-        out[m].start_point = (TSPoint){ row, col };
-        for (; at < r[i].end; at++)
-            if (data[at] == '\n')
-                row++, col = 0;
-            else
-                col++;
-        out[m].end_point = (TSPoint){ row, col };
-        out[m].end_byte = r[i].end;
-        m++;
-    }
-    for (uint32_t i = 0; i < m; i++)
+    for (uint32_t i = 0; i < *count; i++)
         *bytes += out[i].end_byte - out[i].start_byte;
-    *count = m;
     return out;
 }
 

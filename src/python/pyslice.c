@@ -320,28 +320,38 @@ static void advance(const char *data, uint32_t *at, uint32_t to, uint32_t *row, 
             (*col)++;
 }
 
-/* The included units as tree-sitter ranges, adjacent ones merged; rows counted forward. */
-static TSRange *to_ranges(const char *data, const py_unit *u, size_t nu, const uint16_t *keep, kv_arena *a,
-                          uint32_t *count)
+static int cmp_range(const void *a, const void *b)
 {
-    TSRange *r = arena_alloc(a, nu * sizeof *r);
-    uint32_t m = 0, row = 0, col = 0, at = 0;
-    for (size_t i = 0; i < nu; i++) {
-        if (!keep[i])
+    const py_range *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+TSRange *py_ts_ranges(const char *data, size_t len, py_range *r, size_t k, kv_arena *a, uint32_t *count)
+{
+    qsort(r, k, sizeof *r, cmp_range);
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (r[i].end > len || r[i].start >= r[i].end)
             continue;
-        bool extend = m && r[m - 1].end_byte == u[i].start;
-        if (!extend) {
-            advance(data, &at, u[i].start, &row, &col);
-            r[m].start_byte = u[i].start;
-            r[m].start_point = (TSPoint){ row, col };
-            m++;
+        if (m && r[i].start <= r[m - 1].end) {   /* overlapping or adjacent: one range */
+            if (r[i].end > r[m - 1].end)
+                r[m - 1].end = r[i].end;
+        } else {
+            r[m++] = r[i];
         }
-        advance(data, &at, u[i].end, &row, &col);
-        r[m - 1].end_byte = u[i].end;
-        r[m - 1].end_point = (TSPoint){ row, col };
     }
-    *count = m;
-    return r;
+    TSRange *out = arena_alloc(a, (m ? m : 1) * sizeof *out);
+    uint32_t row = 0, col = 0, at = 0;
+    for (size_t i = 0; i < m; i++) {   /* rows and columns, counted forward */
+        advance(data, &at, r[i].start, &row, &col);
+        out[i].start_byte = r[i].start;
+        out[i].start_point = (TSPoint){ row, col };
+        advance(data, &at, r[i].end, &row, &col);
+        out[i].end_byte = r[i].end;
+        out[i].end_point = (TSPoint){ row, col };
+    }
+    *count = (uint32_t)m;
+    return out;
 }
 
 TSRange *py_slice(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len,
@@ -378,7 +388,12 @@ TSRange *py_slice(const py_state *st, const fe_context *ctx, const char *path, c
     }
     if ((len - kept) * 100 < len * MIN_SAVED_PERCENT)
         return NULL;
-    return to_ranges(data, u, nu, keep, a, count);
+    py_range *r = arena_alloc(a, nu * sizeof *r);
+    size_t k = 0;
+    for (size_t i = 0; i < nu; i++)
+        if (keep[i])
+            r[k++] = (py_range){ u[i].start, u[i].end };
+    return py_ts_ranges(data, len, r, k, a, count);
 }
 
 size_t py_slice_bytes(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len)

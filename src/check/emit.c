@@ -121,9 +121,9 @@ const char *ev_dtype_name(kvn_dtype d)
     return kvn_dtype_name(d);
 }
 
-const char *ev_engine(const deployment *d, const char *fact_engine)
+kv_engine ev_engine(const deployment *d, kv_engine fact_engine)
 {
-    if (d && d->engine && strcmp(d->engine, "unknown") != 0)
+    if (d && engine_known(d->engine))
         return d->engine;
     return fact_engine;
 }

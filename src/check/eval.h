@@ -107,7 +107,7 @@ enum { MAX_PATHS = 3 };
 
 /* What x (already a value of the model dtype) becomes in the cache under kv on each path the
  * engine uses. Returns the number of paths filled (0 when kv is not modelled). */
-size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, kvn_platform platform, double x,
+size_t store_paths(kv_engine engine, kvn_dtype kv, kvn_dtype model, kvn_platform platform, double x,
                    path_result out[MAX_PATHS]);
 /* Does a store's coded conversion (store_fact.conv, not CONV_ENGINE) saturate into kv? */
 bool store_conv_saturates(store_conv conv, kvn_dtype kv);

@@ -26,7 +26,8 @@ static void run(ectx *c)
             ev_var(&vs, "raw", dd->raw ? dd->raw : "");
             ev_var(&vs, "value", dd->raw ? dd->raw : "");
             ev_var(&vs, "dtype", dd->key == DECL_KV_CACHE_DTYPE ? "KV-cache dtype" : "model dtype");
-            ev_var(&vs, "declared", arena_printf(a, "%s%s%s", dd->engine ? dd->engine : "", dd->engine ? " " : "",
+            const char *engine = engine_name(dd->engine);
+            ev_var(&vs, "declared", arena_printf(a, "%s%s%s", engine ? engine : "", engine ? " " : "",
                                                   dd->carrier ? dd->carrier : "config"));
             ev_var(&vs, "valid", kvn_dtype_valid_names());
             char near[64];
@@ -45,7 +46,7 @@ static void example(const rule *r, file_facts *f, deployment *d)
 {
     (void)d;
     const char *raw = r->example.value ? r->example.value : "fp8e4m3";
-    dtype_decl dd = { .key = DECL_KV_CACHE_DTYPE, .engine = "vllm", .dtype = kvn_dtype_parse(raw, false),
+    dtype_decl dd = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .dtype = kvn_dtype_parse(raw, false),
                       .raw = raw, .carrier = "cli", .loc = ex_loc() };
     ARENA_PUSH(f->arena, f->decls, dd);
 }

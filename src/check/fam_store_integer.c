@@ -104,7 +104,7 @@ static const char *range_hint(kv_arena *a, const kv_value *v)
 
 /* One integer value reaching dtype dt through fact at fact_loc (a store or an int cast). */
 static void integer_point(ectx *c, const kv_value *v, const kv_loc *fact_loc, const char *what,
-                          const char *engine, kv_operand op, const deployment *d, kvn_dtype dt,
+                          kv_engine engine, kv_operand op, const deployment *d, kvn_dtype dt,
                           const resolved_dtype *dt_from, const kv_loc *code_dtype_loc, const kv_loc *cast_loc,
                           const store_fact *coded)
 {
@@ -206,7 +206,7 @@ static void cast_under(ectx *c, const file_facts *ff, const intcast_fact *ic, co
     const resolved_dtype *from = !d ? NULL : ic->dtype.kind == DREF_MODEL ? &d->model
                                  : ic->dtype.kind == DREF_KV  ? &d->kv : NULL;
     integer_point(c, &ic->value, &ic->loc, arena_printf(c->out->arena, "converted to %s by %s", ev_dtype_name(dt),
-                  ic->api ? ic->api : "a cast"), NULL, OPERAND_KV, d, dt, from, &ic->dtype.loc, NULL, NULL);
+                  ic->api ? ic->api : "a cast"), ENGINE_NONE, OPERAND_KV, d, dt, from, &ic->dtype.loc, NULL, NULL);
 }
 
 static void run(ectx *c)

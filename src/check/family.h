@@ -143,7 +143,7 @@ char *ev_num(kv_arena *a, double x);
 char *ev_loc_text(kv_arena *a, const kv_loc *l);
 const char *ev_dtype_name(kvn_dtype d);
 /* The deployment's engine, else the one the fact names. */
-const char *ev_engine(const deployment *d, const char *fact_engine);
+kv_engine ev_engine(const deployment *d, kv_engine fact_engine);
 /* "declared at deploy/k8s.yaml:20:15" / "what-if --kv-cache-dtype" / "engine default". */
 const char *ev_declared(kv_arena *a, const resolved_dtype *rd);
 /* What a finding is about (value origin, fact location, deployment), for `unless`. */

@@ -81,11 +81,6 @@ static size_t add_path(path_result *out, size_t n, const char *label, kvn_dtype 
     return n + 1;
 }
 
-static bool engine_is(const char *engine, const char *name)
-{
-    return engine && strcmp(engine, name) == 0;
-}
-
 /* x through path p (its overflow mode for kv's element format). */
 static size_t add_named(path_result *out, size_t n, kvn_path p, const char *label, kvn_dtype kv, double x,
                         kvn_result m)
@@ -95,7 +90,7 @@ static size_t add_named(path_result *out, size_t n, kvn_path p, const char *labe
     return add_path(out, n, label ? label : kvn_path_get(p)->label, kv, x, m, mode);
 }
 
-size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, kvn_platform platform, double x,
+size_t store_paths(kv_engine engine, kvn_dtype kv, kvn_dtype model, kvn_platform platform, double x,
                    path_result out[MAX_PATHS])
 {
     const kvn_dtype_info *di = kvn_dtype_get(kv);
@@ -107,7 +102,7 @@ size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, kvn_platfo
         m = kvn_cast(mi->elem, x, KVN_NONSATURATE);
 
     if (di->kind == KVN_KIND_ELEMENT && di->elem == KVN_F16 && mi && mi->kind == KVN_KIND_ELEMENT &&
-        mi->elem == KVN_BF16 && engine_is(engine, "vllm")) {
+        mi->elem == KVN_BF16 && engine == ENGINE_VLLM) {
         double rb = kvn_bf16_bits_as_f16(m.stored);
         out[0] = (path_result){ "vLLM's cache writer, which copies bfloat16 bits into the float16 cache", rb,
                                 rb == x ? KVN_EXACT : OUTC_REINTERPRETED };
@@ -123,12 +118,12 @@ size_t store_paths(const char *engine, kvn_dtype kv, kvn_dtype model, kvn_platfo
     kvn_path writer = kvn_platform_writer(platform);
     /* below sm80 the writer is the same code and saturates the same way: labelled as on sm >= 80 */
     const char *wlabel = writer == KVN_PATH_CUDA_SM75 ? kvn_path_get(KVN_PATH_CUDA)->label : NULL;
-    if (engine_is(engine, "vllm")) {
+    if (engine == ENGINE_VLLM) {
         n = add_named(out, n, writer, wlabel, kv, x, m);
         if (platform != KVN_PLAT_CPU) /* the CPU backend has no Triton writer */
             n = add_named(out, n, KVN_PATH_TRITON, NULL, kv, x, m);
-    } else if (engine_is(engine, "sglang") || engine_is(engine, "transformers")) {
-        n = add_named(out, n, KVN_PATH_TORCH, engine_is(engine, "sglang") ? "a PyTorch cast (SGLang set_kv_buffer)" : NULL,
+    } else if (engine == ENGINE_SGLANG || engine == ENGINE_TRANSFORMERS) {
+        n = add_named(out, n, KVN_PATH_TORCH, engine == ENGINE_SGLANG ? "a PyTorch cast (SGLang set_kv_buffer)" : NULL,
                       kv, x, m);
     } else {
         n = add_named(out, n, KVN_PATH_TORCH, NULL, kv, x, m);

@@ -281,13 +281,20 @@ typedef void (*field_fn)(loader *L, rule *r, const yaml_node_t *v, const char *k
 static void each_pair(loader *L, rule *r, const yaml_node_t *m, const char *what, field_fn fn);
 static void load_condition(loader *L, rule *r, const yaml_node_t *m);
 
+static void example_engine(loader *L, const yaml_node_t *v, kv_engine *out)
+{
+    const char *name = scalar(L, v, "engine");
+    if (name && !engine_parse(name, out))
+        load_errorf(L, v, "example engine '%s' is none kvlint models (vllm, sglang, trtllm, transformers, ...)", name);
+}
+
 static void example_field(loader *L, rule *r, const yaml_node_t *v, const char *key)
 {
     rule_example *x = &r->example;
     if (strcmp(key, "value") == 0) x->value = scalar(L, v, key);
     else if (strcmp(key, "kv_cache_dtype") == 0) x->kv = scalar(L, v, key);
     else if (strcmp(key, "dtype") == 0) x->model = scalar(L, v, key);
-    else if (strcmp(key, "engine") == 0) x->engine = scalar(L, v, key);
+    else if (strcmp(key, "engine") == 0) example_engine(L, v, &x->engine);
     else if (strcmp(key, "operand") == 0) x->operand = scalar(L, v, key);
     else if (strcmp(key, "api") == 0) x->api = scalar(L, v, key);
     else if (strcmp(key, "other") == 0) x->other = scalar(L, v, key);

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "facts/facts.h"
 #include "util/arena.h"
 #include "util/diag.h"
 
@@ -48,7 +49,8 @@ typedef struct family_def family_def;
 typedef struct rule_example {
     const char *value;       /* the value as code spells it ("-1e9", "torch.finfo(self.dtype).min", "expert_ids") */
     const char *kv, *model;  /* kv_cache_dtype, dtype */
-    const char *engine, *operand, *api, *other;
+    kv_engine engine;        /* ENGINE_NONE unless it says */
+    const char *operand, *api, *other;
     double range;            /* the largest id (store-integer; 0: unknown) */
 } rule_example;
 

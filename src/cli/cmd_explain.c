@@ -46,7 +46,7 @@ static void print_example(FILE *out, const rule_set *rules, const rule *r, bool 
     fprintf(out, md ? "## Example (computed by kvlint's numerics)\n\n" : "Example (computed now by kvlint's numerics)\n");
     fprintf(out, "%sValue %s, KV-cache dtype %s, model dtype %s, engine %s:\n%s", md ? "" : "  ",
             r->example.value ? r->example.value : "-1e9", kv ? kv->name : "unresolved",
-            model ? model->name : "unresolved", r->example.engine ? r->example.engine : "unknown", md ? "\n" : "");
+            model ? model->name : "unresolved", engine_label(r->example.engine), md ? "\n" : "");
     if (!l->v.n)
         fprintf(out, "%sno finding (the numerics say this case is safe)\n", md ? "" : "    ");
     for (size_t i = 0; i < l->v.n; i++) {

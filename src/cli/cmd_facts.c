@@ -70,7 +70,7 @@ static void json_deployment(json_writer *w, const deployment *d)
 {
     json_object_begin(w);
     json_kv_string(w, "name", d->name);
-    json_kv_string(w, "engine", d->engine);
+    json_kv_string(w, "engine", engine_name(d->engine));
     json_loc(w, "location", d->loc.path ? &d->loc : NULL);
     json_resolved(w, "kv_cache_dtype", &d->kv);
     json_resolved(w, "model_dtype", &d->model);
@@ -220,7 +220,7 @@ static void print_text(const session *s)
             if (x->key == DECL_CKPT_FIELD)
                 continue;
             printf("%s:%u:%u: %s %s = %s (%s, %s)\n", x->loc.path, x->loc.line, x->loc.col,
-                   x->engine ? x->engine : "unknown", decl_key_name(x->key), x->raw ? x->raw : "",
+                   engine_label(x->engine), decl_key_name(x->key), x->raw ? x->raw : "",
                    x->carrier ? x->carrier : "?",
                    x->key == DECL_KV_CACHE_DTYPE || x->key == DECL_MODEL_DTYPE || x->key == DECL_KV_SCHEME
                        ? kvn_dtype_name(x->dtype) : "-");

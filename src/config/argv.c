@@ -36,20 +36,17 @@ static const option_row options[] = {
     { { "max-seq-len", DECL_ID_RANGE, "max_seq_len", false, 0 }, E_TRT },
 };
 
-static int engine_bit(const char *engine)
+static int engine_bit(kv_engine engine)
 {
-    if (!engine)
-        return E_ALL;
-    if (!strcmp(engine, "vllm"))
-        return E_VLLM;
-    if (!strcmp(engine, "sglang"))
-        return E_SGLANG;
-    if (!strcmp(engine, "trtllm"))
-        return E_TRT;
-    return E_ALL;
+    switch (engine) {
+    case ENGINE_VLLM: return E_VLLM;
+    case ENGINE_SGLANG: return E_SGLANG;
+    case ENGINE_TRTLLM: return E_TRT;
+    default: return E_ALL;
+    }
 }
 
-const cfg_option *cfg_option_find(const char *name, const char *engine)
+const cfg_option *cfg_option_find(const char *name, kv_engine engine)
 {
     int bit = engine_bit(engine);
     for (size_t i = 0; i < sizeof options / sizeof *options; i++)
@@ -88,7 +85,7 @@ static bool launcher_word(const char *t)
     return false;
 }
 
-long cfg_serving_start(const cfg_word *w, size_t n, const char **engine)
+long cfg_serving_start(const cfg_word *w, size_t n, kv_engine *engine)
 {
     bool container_run = false; /* after `docker run` / `podman run`, an image word starts the server */
     for (size_t i = 0; i < n; i++) {
@@ -98,26 +95,26 @@ long cfg_serving_start(const cfg_word *w, size_t n, const char **engine)
             return -1; /* w[i-1] is neither a launcher nor an option's argument (sudo -u USER) */
         const char *next = i + 1 < n ? w[i + 1].text : "";
         if (!strcmp(b, "vllm") && !strcmp(next, "serve"))
-            return *engine = "vllm", (long)i + 2;
+            return *engine = ENGINE_VLLM, (long)i + 2;
         if (!strcmp(b, "sglang") && !strcmp(next, "serve"))
-            return *engine = "sglang", (long)i + 2;
+            return *engine = ENGINE_SGLANG, (long)i + 2;
         if (!strcmp(b, "trtllm-serve"))
-            return *engine = "trtllm", (long)i + (!strcmp(next, "serve") ? 2 : 1);
+            return *engine = ENGINE_TRTLLM, (long)i + (!strcmp(next, "serve") ? 2 : 1);
         if (has_prefix(b, "python")) {
             size_t j = i + 1; /* python3 -u -X dev -m MODULE */
             while (j < n && w[j].text[0] == '-' && strcmp(w[j].text, "-m") != 0)
                 j++;
             const char *mod = j + 1 < n && !strcmp(w[j].text, "-m") ? w[j + 1].text : "";
             if (has_prefix(mod, "vllm.entrypoints"))
-                return *engine = "vllm", (long)j + 2;
+                return *engine = ENGINE_VLLM, (long)j + 2;
             if (!strcmp(mod, "sglang.launch_server"))
-                return *engine = "sglang", (long)j + 2;
+                return *engine = ENGINE_SGLANG, (long)j + 2;
         }
         if ((!strcmp(b, "docker") || !strcmp(b, "podman")) && !strcmp(next, "run"))
             container_run = true;
         /* `docker run ... vllm/vllm-openai:TAG ARGS`: the image's entrypoint is the server */
         if (container_run && has_prefix(w[i].text, "vllm/vllm-openai"))
-            return *engine = "vllm", (long)i + 1;
+            return *engine = ENGINE_VLLM, (long)i + 1;
     }
     return -1;
 }
@@ -182,12 +179,12 @@ kv_loc cfg_loc(const cfg_ctx *c, const cfg_word *w, size_t index)
     return l;
 }
 
-static dtype_decl *new_decl(cfg_ctx *c, decl_key key, const cfg_word *value, const char *engine,
+static dtype_decl *new_decl(cfg_ctx *c, decl_key key, const cfg_word *value, kv_engine engine,
                             const char *carrier, int group)
 {
     dtype_decl d = {
         .key = key,
-        .engine = engine ? engine : "unknown",
+        .engine = engine == ENGINE_NONE ? ENGINE_UNKNOWN : engine,
         .dtype = KVN_DTYPE_INVALID,
         .raw = value ? arena_strdup(c->out->arena, value->text) : NULL,
         .carrier = carrier,
@@ -198,7 +195,7 @@ static dtype_decl *new_decl(cfg_ctx *c, decl_key key, const cfg_word *value, con
     return &c->out->decls.v[c->out->decls.n - 1];
 }
 
-dtype_decl *cfg_emit_dtype(cfg_ctx *c, decl_key key, const cfg_word *value, const char *engine,
+dtype_decl *cfg_emit_dtype(cfg_ctx *c, decl_key key, const cfg_word *value, kv_engine engine,
                            const char *carrier, int group)
 {
     dtype_decl *d = new_decl(c, key, value, engine, carrier, group);
@@ -210,7 +207,7 @@ dtype_decl *cfg_emit_dtype(cfg_ctx *c, decl_key key, const cfg_word *value, cons
 }
 
 void cfg_emit_number(cfg_ctx *c, decl_key key, const char *range_name, double number, const cfg_word *value,
-                     const char *engine, const char *carrier, int group)
+                     kv_engine engine, const char *carrier, int group)
 {
     dtype_decl *d = new_decl(c, key, value, engine, carrier, group);
     d->number = number;
@@ -226,7 +223,7 @@ static bool parse_bool(const char *s, double *out)
     return false;
 }
 
-void cfg_emit(cfg_ctx *c, const cfg_option *opt, const cfg_word *value, const char *engine, const char *carrier,
+void cfg_emit(cfg_ctx *c, const cfg_option *opt, const cfg_word *value, kv_engine engine, const char *carrier,
               int group)
 {
     double x;
@@ -267,7 +264,7 @@ static const char *flag_name(const char *t, char *buf, size_t cap)
     return eq;
 }
 
-void cfg_argv_decls(cfg_ctx *c, const cfg_word *w, size_t n, const char *engine, const char *carrier, int group)
+void cfg_argv_decls(cfg_ctx *c, const cfg_word *w, size_t n, kv_engine engine, const char *carrier, int group)
 {
     for (size_t i = 0; i < n; i++) {
         const char *t = w[i].text;
@@ -304,7 +301,7 @@ void cfg_argv_decls(cfg_ctx *c, const cfg_word *w, size_t n, const char *engine,
     }
 }
 
-void cfg_finish_group(cfg_ctx *c, int group, const char *engine, const char *carrier, size_t where)
+void cfg_finish_group(cfg_ctx *c, int group, kv_engine engine, const char *carrier, size_t where)
 {
     /* Groups are numbered in emission order, so the group's declarations are all after the first
      * declaration of a smaller group when scanning back: the scan stays within this unit. */
@@ -328,7 +325,7 @@ void cfg_finish_group(cfg_ctx *c, int group, const char *engine, const char *car
     d->dtype = kvn_dtype_parse("auto", false);
 }
 
-void cfg_platform(cfg_ctx *c, size_t where, const char *engine, const char *carrier, int group,
+void cfg_platform(cfg_ctx *c, size_t where, kv_engine engine, const char *carrier, int group,
                   const char *platform)
 {
     cfg_word at = { platform, where, false, false };
@@ -399,7 +396,7 @@ static cfg_word word_of(const sh_word *w)
 }
 
 int cfg_shell_text(cfg_ctx *c, const char *text, size_t len, size_t off, int flags, const char *carrier,
-                   const char *engine_hint, int bare_group)
+                   kv_engine engine_hint, int bare_group)
 {
     sh_cmds cmds = {0};
     sh_split(text, len, off, flags, c->a, &cmds);
@@ -408,7 +405,7 @@ int cfg_shell_text(cfg_ctx *c, const char *text, size_t len, size_t off, int fla
         cfg_word *w = arena_alloc(c->a, (cmds.v[k].n + 1) * sizeof *w);
         for (size_t i = 0; i < cmds.v[k].n; i++)
             w[i] = word_of(&cmds.v[k].w[i]);
-        const char *engine = engine_hint;
+        kv_engine engine = engine_hint;
         long start = cfg_serving_start(w, cmds.v[k].n, &engine);
         int group;
         if (start >= 0) {

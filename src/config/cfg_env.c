@@ -36,21 +36,22 @@ typedef struct env_var {
 
 typedef ARENA_VEC(env_var) env_vars;
 
-/* The engine a variable's name says its arguments are for, or NULL. */
-static const char *name_engine(const char *name)
+/* The engine a variable's name says its arguments are for, or ENGINE_NONE. */
+static kv_engine name_engine(const char *name)
 {
     if (strstr(name, "SGLANG") || !strncmp(name, "SGL_", 4))
-        return "sglang";
+        return ENGINE_SGLANG;
     if (strstr(name, "TRTLLM") || strstr(name, "TENSORRT"))
-        return "trtllm";
+        return ENGINE_TRTLLM;
     if (strstr(name, "VLLM"))
-        return "vllm";
-    return NULL;
+        return ENGINE_VLLM;
+    return ENGINE_NONE;
 }
 
-static int *group_of(env_groups *g, const char *engine)
+/* The group of engine's arguments in one file: vLLM's unless the engine is SGLang or TensorRT-LLM. */
+static int *group_of(env_groups *g, kv_engine engine)
 {
-    return !strcmp(engine, "sglang") ? &g->sglang : !strcmp(engine, "trtllm") ? &g->trtllm : &g->vllm;
+    return engine == ENGINE_SGLANG ? &g->sglang : engine == ENGINE_TRTLLM ? &g->trtllm : &g->vllm;
 }
 
 static bool mentions_server(const char *s)
@@ -58,11 +59,12 @@ static bool mentions_server(const char *s)
     return strstr(s, "vllm") || strstr(s, "sglang") || strstr(s, "trtllm-serve");
 }
 
-/* The engine whose arguments v carries (an ARGS variable naming an engine, with `--` options), or NULL. */
-static const char *args_engine(const env_var *v)
+/* The engine whose arguments v carries (an ARGS variable naming an engine, with `--` options), or
+ * ENGINE_NONE. */
+static kv_engine args_engine(const env_var *v)
 {
-    const char *engine = name_engine(v->name);
-    return engine && strstr(v->name, "ARGS") && strstr(v->value, "--") ? engine : NULL;
+    kv_engine engine = name_engine(v->name);
+    return engine != ENGINE_NONE && strstr(v->name, "ARGS") && strstr(v->value, "--") ? engine : ENGINE_NONE;
 }
 
 /* v's arguments into *group (a new deployment when it is -1); a value holding a whole serving
@@ -71,8 +73,8 @@ static void env_assign(cfg_ctx *c, int *group, const env_var *v, const char *car
 {
     size_t len = strlen(v->value);
     int detached = v->exact ? 0 : SH_DETACHED;
-    const char *engine = args_engine(v);
-    if (engine) {
+    kv_engine engine = args_engine(v);
+    if (engine != ENGINE_NONE) {
         bool first = *group < 0;
         if (first)
             *group = c->next_group++;
@@ -81,7 +83,7 @@ static void env_assign(cfg_ctx *c, int *group, const env_var *v, const char *car
         if (first)
             cfg_finish_group(c, *group, engine, carrier, v->off);
     } else if (mentions_server(v->value)) {
-        cfg_shell_text(c, v->value, len, v->off, detached | SH_NEWLINE_IS_SPACE, carrier, NULL, -1);
+        cfg_shell_text(c, v->value, len, v->off, detached | SH_NEWLINE_IS_SPACE, carrier, ENGINE_NONE, -1);
     }
 }
 
@@ -189,10 +191,8 @@ void cfg_analyze_env(cfg_ctx *c, const char *data, size_t len)
     env_groups g = { -1, -1, -1 };
     env_vars vars = {0};
     env_lines(c, data, len, 0, &vars);
-    for (size_t i = 0; i < vars.n; i++) {
-        const char *engine = args_engine(&vars.v[i]);
-        env_assign(c, engine ? group_of(&g, engine) : &g.vllm, &vars.v[i], "env-file");
-    }
+    for (size_t i = 0; i < vars.n; i++)
+        env_assign(c, group_of(&g, args_engine(&vars.v[i])), &vars.v[i], "env-file");
 }
 
 /* End of the logical unit-file line starting at i (a backslash at the line end continues it). */
@@ -271,17 +271,15 @@ void cfg_analyze_unit(cfg_ctx *c, const char *s, size_t len)
     for (size_t j = 0; j < starts.n; j++) {
         size_t k = starts.v[j], end = unit_line_end(s, k, len);
         k += strspn(s + k, "-@:+!");
-        int group = cfg_shell_text(c, s + k, end - k, k, 0, "systemd", NULL, -1);
+        int group = cfg_shell_text(c, s + k, end - k, k, 0, "systemd", ENGINE_NONE, -1);
         for (size_t i = 0; group >= 0 && i < vars.n; i++)
-            if (!joined[i] && args_engine(&vars.v[i]) && uses_var(s + k, end - k, vars.v[i].name)) {
+            if (!joined[i] && args_engine(&vars.v[i]) != ENGINE_NONE && uses_var(s + k, end - k, vars.v[i].name)) {
                 env_assign(c, &group, &vars.v[i], "systemd");
                 joined[i] = true;
             }
     }
     env_groups g = { -1, -1, -1 };
-    for (size_t i = 0; i < vars.n; i++) {
-        const char *engine = args_engine(&vars.v[i]);
+    for (size_t i = 0; i < vars.n; i++)
         if (!joined[i])
-            env_assign(c, engine ? group_of(&g, engine) : &g.vllm, &vars.v[i], "systemd");
-    }
+            env_assign(c, group_of(&g, args_engine(&vars.v[i])), &vars.v[i], "systemd");
 }

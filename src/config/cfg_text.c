@@ -19,7 +19,7 @@
 
 void cfg_analyze_shell(cfg_ctx *c, const char *data, size_t len)
 {
-    cfg_shell_text(c, data, len, 0, 0, "cli", NULL, -1);
+    cfg_shell_text(c, data, len, 0, 0, "cli", ENGINE_NONE, -1);
 }
 
 /* ---- Dockerfile ---- */
@@ -113,14 +113,14 @@ static size_t logical_end(const char *s, size_t i, size_t len)
 }
 
 typedef struct docker_image {
-    const char *engine;    /* "vllm" for vllm/vllm-openai*: its entrypoint is the server */
+    kv_engine engine;      /* ENGINE_VLLM for vllm/vllm-openai*: its entrypoint is the server */
     const char *platform;  /* "rocm" (rocm/vllm, vllm/vllm-openai-rocm), "cpu" (a vllm-cpu image), or NULL */
     size_t off;
 } docker_image;
 
 static docker_image docker_from(const char *s, size_t i, size_t end)
 {
-    docker_image img = { NULL, NULL, i };
+    docker_image img = { ENGINE_NONE, NULL, i };
     while (i < end) {
         while (i < end && isspace((unsigned char)s[i]))
             i++;
@@ -131,7 +131,7 @@ static docker_image docker_from(const char *s, size_t i, size_t end)
             continue; /* --platform=... */
         img.off = w;
         if (i - w >= 16 && !strncmp(s + w, "vllm/vllm-openai", 16))
-            img.engine = "vllm";
+            img.engine = ENGINE_VLLM;
         img.platform = cfg_image_platform(s + w, i - w);
         break;
     }
@@ -140,12 +140,12 @@ static docker_image docker_from(const char *s, size_t i, size_t end)
 
 /* The deployment the final stage starts, or -1. */
 static int docker_run(cfg_ctx *c, const char *s, const docker_form *entry, const docker_form *cmd,
-                      const char *image_engine)
+                      kv_engine image_engine)
 {
     if (entry->present && !entry->exec)
-        return cfg_shell_text(c, s + entry->from, entry->to - entry->from, entry->from, 0, "dockerfile", NULL, -1);
+        return cfg_shell_text(c, s + entry->from, entry->to - entry->from, entry->from, 0, "dockerfile", ENGINE_NONE, -1);
     if (!entry->present && cmd->present && !cmd->exec)
-        return cfg_shell_text(c, s + cmd->from, cmd->to - cmd->from, cmd->from, 0, "dockerfile", NULL, -1);
+        return cfg_shell_text(c, s + cmd->from, cmd->to - cmd->from, cmd->from, 0, "dockerfile", ENGINE_NONE, -1);
     size_t n = (entry->present ? entry->words.n : 0) + (cmd->present && cmd->exec ? cmd->words.n : 0);
     cfg_word *w = arena_alloc(c->a, (n + 1) * sizeof *w);
     size_t k = 0;
@@ -162,12 +162,12 @@ static int docker_run(cfg_ctx *c, const char *s, const docker_form *entry, const
     if (script >= 0) {
         const cfg_word *sw = &w[script];
         if (sw->exact)
-            return cfg_shell_text(c, s + sw->off, strlen(sw->text), sw->off, 0, "dockerfile", NULL, -1);
-        return cfg_shell_text(c, sw->text, strlen(sw->text), sw->off, SH_DETACHED, "dockerfile", NULL, -1);
+            return cfg_shell_text(c, s + sw->off, strlen(sw->text), sw->off, 0, "dockerfile", ENGINE_NONE, -1);
+        return cfg_shell_text(c, sw->text, strlen(sw->text), sw->off, SH_DETACHED, "dockerfile", ENGINE_NONE, -1);
     }
-    const char *engine = image_engine;
+    kv_engine engine = image_engine;
     long start = cfg_serving_start(w, n, &engine);
-    if (start < 0 && image_engine && !entry->present)
+    if (start < 0 && image_engine != ENGINE_NONE && !entry->present)
         start = 0;
     if (start < 0)
         return -1;

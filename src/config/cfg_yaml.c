@@ -94,7 +94,7 @@ static cfg_word yword(yw *y, const ynode *n)
 }
 
 /* Split a string node as shell text: where it is written when that is faithful, else detached. */
-static int shell_node(yw *y, const ynode *n, const char *carrier, const char *hint, int bare_group, int extra)
+static int shell_node(yw *y, const ynode *n, const char *carrier, kv_engine hint, int bare_group, int extra)
 {
     const ysrc *s = &y->st->src;
     size_t from = ytree_pos(s, n->start).off, to = ytree_pos(s, n->end).off;
@@ -133,7 +133,7 @@ static bool mentions_server(const char *s)
 
 /* ---- checkpoint and engine config files ---- */
 
-static void emit_scalar_dtype(yw *y, decl_key key, const ynode *v, const char *engine, const char *carrier,
+static void emit_scalar_dtype(yw *y, decl_key key, const ynode *v, kv_engine engine, const char *carrier,
                               int group)
 {
     if (is_null(v))
@@ -142,7 +142,7 @@ static void emit_scalar_dtype(yw *y, decl_key key, const ynode *v, const char *e
     cfg_emit_dtype(y->c, key, &w, engine, carrier, group);
 }
 
-static void emit_range(yw *y, const char *name, const ynode *v, const char *engine, const char *carrier, int group)
+static void emit_range(yw *y, const char *name, const ynode *v, kv_engine engine, const char *carrier, int group)
 {
     double x;
     if (is_null(v))
@@ -165,7 +165,7 @@ static void kv_cache_scheme(yw *y, const ynode *scheme, int group)
         name = !strcmp(type, "float") ? "fp8_e4m3" : !strcmp(type, "int") ? "int8" : NULL;
     ypos p = ytree_pos(&y->st->src, scheme->start);
     cfg_word w = { name ? name : "unknown", p.off, false, false };
-    dtype_decl *d = cfg_emit_dtype(y->c, DECL_KV_SCHEME, &w, "hf", "hf-config", group);
+    dtype_decl *d = cfg_emit_dtype(y->c, DECL_KV_SCHEME, &w, ENGINE_HF, "hf-config", group);
     d->raw = arena_printf(y->c->out->arena, "{type: %s, num_bits: %s}", type ? type : "?", bits ? bits : "?");
     if (!name)
         d->dtype = KVN_DTYPE_INVALID;
@@ -191,7 +191,7 @@ static void checkpoint_fields(yw *y, const ynode *m, const ynode *top, int group
         if (end == v->val || *end || !isfinite(x))
             continue; /* true, false, a string */
         cfg_word w = yword(y, v);
-        cfg_emit_number(y->c, DECL_CKPT_FIELD, k, x, &w, "hf", "hf-config", group);
+        cfg_emit_number(y->c, DECL_CKPT_FIELD, k, x, &w, ENGINE_HF, "hf-config", group);
     }
 }
 
@@ -206,17 +206,17 @@ static void hf_config(yw *y, const ynode *root)
         dt = get(y, text, "torch_dtype");
     if (is_null(dt) && text)
         dt = get(y, text, "dtype");
-    emit_scalar_dtype(y, DECL_MODEL_DTYPE, dt, "hf", "hf-config", group);
+    emit_scalar_dtype(y, DECL_MODEL_DTYPE, dt, ENGINE_HF, "hf-config", group);
     const ynode *q = get(y, root, "quantization_config");
     if (q && q->kind == YN_MAP) {
         kv_cache_scheme(y, get(y, q, "kv_cache_scheme"), group);
-        emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), "modelopt", "hf-config", group);
+        emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), ENGINE_MODELOPT, "hf-config", group);
     }
     for (size_t i = 0; checkpoint_ranges[i]; i++) {
         const ynode *v = get(y, root, checkpoint_ranges[i]);
         if (is_null(v) && text)
             v = get(y, text, checkpoint_ranges[i]);
-        emit_range(y, checkpoint_ranges[i], v, "hf", "hf-config", group);
+        emit_range(y, checkpoint_ranges[i], v, ENGINE_HF, "hf-config", group);
     }
     checkpoint_fields(y, root, NULL, group);
     if (text && text->kind == YN_MAP)
@@ -227,30 +227,30 @@ static void modelopt_config(yw *y, const ynode *root)
 {
     int group = y->c->next_group++;
     const ynode *q = get(y, root, "quantization");
-    emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), "modelopt", "modelopt", group);
+    emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), ENGINE_MODELOPT, "modelopt", group);
 }
 
 static void trtllm_checkpoint(yw *y, const ynode *root, const ynode *build)
 {
     int group = y->c->next_group++;
     if (build && build->kind == YN_MAP)
-        emit_range(y, "max_seq_len", get(y, build, "max_seq_len"), "trtllm", "trtllm-checkpoint", group);
-    emit_scalar_dtype(y, DECL_MODEL_DTYPE, get(y, root, "dtype"), "trtllm", "trtllm-checkpoint", group);
+        emit_range(y, "max_seq_len", get(y, build, "max_seq_len"), ENGINE_TRTLLM, "trtllm-checkpoint", group);
+    emit_scalar_dtype(y, DECL_MODEL_DTYPE, get(y, root, "dtype"), ENGINE_TRTLLM, "trtllm-checkpoint", group);
     const ynode *q = get(y, root, "quantization");
-    emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), "trtllm", "trtllm-checkpoint", group);
-    emit_range(y, "max_position_embeddings", get(y, root, "max_position_embeddings"), "trtllm",
+    emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), ENGINE_TRTLLM, "trtllm-checkpoint", group);
+    emit_range(y, "max_position_embeddings", get(y, root, "max_position_embeddings"), ENGINE_TRTLLM,
                "trtllm-checkpoint", group);
-    emit_range(y, "vocab_size", get(y, root, "vocab_size"), "trtllm", "trtllm-checkpoint", group);
+    emit_range(y, "vocab_size", get(y, root, "vocab_size"), ENGINE_TRTLLM, "trtllm-checkpoint", group);
 }
 
 static void trtllm_options(yw *y, const ynode *root)
 {
     int group = y->c->next_group++;
-    emit_scalar_dtype(y, DECL_MODEL_DTYPE, get(y, root, "dtype"), "trtllm", "trtllm-options", group);
-    emit_scalar_dtype(y, DECL_KV_CACHE_DTYPE, get(y, get(y, root, "kv_cache_config"), "dtype"), "trtllm",
+    emit_scalar_dtype(y, DECL_MODEL_DTYPE, get(y, root, "dtype"), ENGINE_TRTLLM, "trtllm-options", group);
+    emit_scalar_dtype(y, DECL_KV_CACHE_DTYPE, get(y, get(y, root, "kv_cache_config"), "dtype"), ENGINE_TRTLLM,
                       "trtllm-options", group);
-    emit_range(y, "max_seq_len", get(y, root, "max_seq_len"), "trtllm", "trtllm-options", group);
-    cfg_finish_group(y->c, group, "trtllm", "trtllm-options", ytree_pos(&y->st->src, root->start).off);
+    emit_range(y, "max_seq_len", get(y, root, "max_seq_len"), ENGINE_TRTLLM, "trtllm-options", group);
+    cfg_finish_group(y->c, group, ENGINE_TRTLLM, "trtllm-options", ytree_pos(&y->st->src, root->start).off);
 }
 
 static void normalise_key(const char *k, char *buf, size_t cap)
@@ -281,8 +281,8 @@ static const char *const recipe_only[] = {
     "gradient-accumulation-steps", "micro-batch-size", "max-steps", NULL,
 };
 
-/* "vllm", "sglang" or NULL: is this mapping a `--config` file of a serving engine? */
-static const char *server_config_engine(const ynode *root, bool named)
+/* ENGINE_VLLM, ENGINE_SGLANG or ENGINE_NONE: is this mapping a `--config` file of a serving engine? */
+static kv_engine server_config_engine(const ynode *root, bool named)
 {
     bool server = named, sglang = false;
     for (size_t i = 0; i + 1 < root->nkids; i += 2) {
@@ -290,20 +290,20 @@ static const char *server_config_engine(const ynode *root, bool named)
         if (!k)
             continue;
         if (!strcmp(k, "apiVersion") || !strcmp(k, "services") || !strcmp(k, "jobs") || !strcmp(k, "steps"))
-            return NULL;
+            return ENGINE_NONE;
         char name[64];
         normalise_key(k, name, sizeof name);
         if (str_in_list(recipe_only, name) || !strncmp(name, "vllm-", 5))
-            return NULL;
+            return ENGINE_NONE;
         server = server || str_in_list(server_only, name);
         sglang = sglang || str_in_list(sglang_only, name);
     }
-    return !server ? NULL : sglang ? "sglang" : "vllm";
+    return !server ? ENGINE_NONE : sglang ? ENGINE_SGLANG : ENGINE_VLLM;
 }
 
 /* Every key of map that names an engine option (`kv_cache_dtype`, `max-model-len`, ...) as a
  * declaration of group: a `--config` file's top level, a Ray Serve LLM config's engine_kwargs. */
-static void option_map(yw *y, const ynode *root, const char *engine, const char *carrier, int group)
+static void option_map(yw *y, const ynode *root, kv_engine engine, const char *carrier, int group)
 {
     for (size_t i = 0; i + 1 < root->nkids; i += 2) {
         const char *k = yscalar(root->kids[i]);
@@ -336,7 +336,7 @@ static void option_map(yw *y, const ynode *root, const char *engine, const char 
     }
 }
 
-static void server_config(yw *y, const ynode *root, const char *engine)
+static void server_config(yw *y, const ynode *root, kv_engine engine)
 {
     int group = y->c->next_group++;
     option_map(y, root, engine, "vllm-config", group);
@@ -360,7 +360,7 @@ static void ray_llm_config(yw *y, const ynode *m)
 {
     int group = y->c->next_group++;
     const char *cls = yscalar(get(y, m, "server_cls"));
-    const char *engine = cls && (strstr(cls, "SGLang") || strstr(cls, "sglang")) ? "sglang" : "vllm";
+    kv_engine engine = cls && (strstr(cls, "SGLang") || strstr(cls, "sglang")) ? ENGINE_SGLANG : ENGINE_VLLM;
     const ynode *kw = get(y, m, "engine_kwargs");
     if (kw && kw->kind == YN_MAP)
         option_map(y, kw, engine, "ray-serve", group);
@@ -387,17 +387,17 @@ static size_t seq_words(yw *y, const ynode *seq, cfg_word *out, const ynode **no
     return at;
 }
 
-static const char *image_engine(const char *image)
+static kv_engine image_engine(const char *image)
 {
     if (!image)
-        return NULL;
+        return ENGINE_NONE;
     if (strstr(image, "vllm"))
-        return "vllm";
+        return ENGINE_VLLM;
     if (strstr(image, "sglang"))
-        return "sglang";
+        return ENGINE_SGLANG;
     if (strstr(image, "tensorrt") || strstr(image, "trtllm") || strstr(image, "tritonserver"))
-        return "trtllm";
-    return NULL;
+        return ENGINE_TRTLLM;
+    return ENGINE_NONE;
 }
 
 /* Env vars that carry extra server arguments: VLLM_ADDITIONAL_ARGS (KServe), *_EXTRA_ARGS, ... */
@@ -406,20 +406,20 @@ static bool args_env(const char *name, const char *value)
     return name && value && strstr(name, "ARGS") && strstr(value, "--");
 }
 
-static const char *env_engine(const char *name, const char *hint)
+static kv_engine env_engine(const char *name, kv_engine hint)
 {
     if (!strncmp(name, "VLLM_", 5))
-        return "vllm";
+        return ENGINE_VLLM;
     if (!strncmp(name, "SGLANG_", 7) || !strncmp(name, "SGL_", 4))
-        return "sglang";
-    return hint ? hint : "vllm";
+        return ENGINE_SGLANG;
+    return hint != ENGINE_NONE ? hint : ENGINE_VLLM;
 }
 
-static int env_var(yw *y, const char *name, const ynode *v, const char *hint, int group)
+static int env_var(yw *y, const char *name, const ynode *v, kv_engine hint, int group)
 {
     if (!v || v->kind != YN_SCALAR || !args_env(name, v->val))
         return group;
-    const char *engine = env_engine(name, hint);
+    kv_engine engine = env_engine(name, hint);
     if (group < 0)
         group = y->c->next_group++;
     int comma = !strchr(v->val, ' ') && strchr(v->val, ',') ? SH_COMMA_IS_SPACE : 0;
@@ -429,7 +429,7 @@ static int env_var(yw *y, const char *name, const ynode *v, const char *hint, in
 }
 
 /* compose `environment: ["VLLM_ADDITIONAL_ARGS=--dtype half"]`: the text after '=' */
-static int env_item(yw *y, const ynode *item, const char *hint, int group)
+static int env_item(yw *y, const ynode *item, kv_engine hint, int group)
 {
     const char *eq = strchr(item->val, '=');
     if (!eq)
@@ -437,7 +437,7 @@ static int env_item(yw *y, const ynode *item, const char *hint, int group)
     char *name = arena_strndup(y->c->a, item->val, (size_t)(eq - item->val));
     if (!args_env(name, eq + 1))
         return group;
-    const char *engine = env_engine(name, hint);
+    kv_engine engine = env_engine(name, hint);
     if (group < 0)
         group = y->c->next_group++;
     cfg_word w = yword(y, item);
@@ -451,7 +451,7 @@ static int env_item(yw *y, const ynode *item, const char *hint, int group)
     return group;
 }
 
-static int container_env(yw *y, const ynode *env, const char *hint, int group)
+static int container_env(yw *y, const ynode *env, kv_engine hint, int group)
 {
     if (!env)
         return group;
@@ -472,7 +472,7 @@ static int container_env(yw *y, const ynode *env, const char *hint, int group)
 
 /* compose `env_file: app.env` (a path, a list of paths, or of {path: ...}): the files' assignments
  * are the container's environment, read as `environment:` entries are (detached: at the path). */
-static int env_files(yw *y, const ynode *ef, const char *hint, int group)
+static int env_files(yw *y, const ynode *ef, kv_engine hint, int group)
 {
     ef = deref(y, ef);
     size_t n = ef && ef->kind == YN_SEQ ? ef->nkids : ef ? 1 : 0;
@@ -486,7 +486,7 @@ static int env_files(yw *y, const ynode *ef, const char *hint, int group)
         for (size_t k = 0; k < nv; k++) {
             if (!args_env(names[k], values[k]))
                 continue;
-            const char *engine = env_engine(names[k], hint);
+            kv_engine engine = env_engine(names[k], hint);
             if (group < 0)
                 group = y->c->next_group++;
             int comma = !strchr(values[k], ' ') && strchr(values[k], ',') ? SH_COMMA_IS_SPACE : 0;
@@ -509,7 +509,7 @@ static bool is_container(yw *y, const ynode *m)
 /* A ROCm build of the server (rocm/vllm, vllm/vllm-openai-rocm, lmsysorg/sglang:...-rocm...): the
  * container's deployment runs on ROCm, where fp8 means e4m3fnuz; a CPU build (vllm-cpu) on vLLM's
  * CPU backend. Else the pod's nodeSelector may name a GPU below sm80 (a T4 node). */
-static void platform_from_image(yw *y, const ynode *image, const char *engine, int group)
+static void platform_from_image(yw *y, const ynode *image, kv_engine engine, int group)
 {
     if (group < 0)
         return;
@@ -538,17 +538,18 @@ static const char *selector_platform(yw *y, const ynode *sel, size_t *off)
 /* compose `entrypoint: python3 -m sglang.launch_server` (a string) with `command:` (a string or a
  * list) appended, or a list entrypoint with a string command: one argv, as Docker runs it. Returns
  * the group, or -1 when the entrypoint starts no server (then the parts are read one by one). */
-static int entrypoint_and_command(yw *y, const ynode *entry, const ynode *cmd, const char *hint)
+static int entrypoint_and_command(yw *y, const ynode *entry, const ynode *cmd, kv_engine hint)
 {
-    const char *carrier = y->carrier, *engine = hint;
+    const char *carrier = y->carrier;
+    kv_engine engine = hint;
     int group = -1;
     size_t where = 0;
     if (entry->kind == YN_SCALAR) {
         y->c->defer_finish = true;
-        y->c->open_engine = NULL;
+        y->c->open_engine = ENGINE_NONE;
         group = shell_node(y, entry, carrier, hint, -1, 0);
         y->c->defer_finish = false;
-        if (group < 0 || !y->c->open_engine)
+        if (group < 0 || y->c->open_engine == ENGINE_NONE)
             return -1;
         engine = y->c->open_engine;
         where = y->c->open_where;
@@ -579,18 +580,18 @@ static int entrypoint_and_command(yw *y, const ynode *entry, const ynode *cmd, c
 
 static void container(yw *y, const ynode *m)
 {
-    const char *hint = image_engine(yscalar(get(y, m, "image")));
+    kv_engine hint = image_engine(yscalar(get(y, m, "image")));
     const char *fmt = yscalar(get(y, get(y, m, "modelFormat"), "name"));
-    if (!hint && fmt && !strcmp(fmt, "huggingface"))
-        hint = "vllm"; /* KServe's Hugging Face runtime hands unknown args to vLLM's parser */
+    if (hint == ENGINE_NONE && fmt && !strcmp(fmt, "huggingface"))
+        hint = ENGINE_VLLM; /* KServe's Hugging Face runtime hands unknown args to vLLM's parser */
     const char *model_command = yscalar(get(y, m, "modelCommand"));
     if (model_command && !strcmp(model_command, "vllmServe"))
-        hint = "vllm"; /* llm-d ModelService chart: `vllm serve MODEL` + args, whatever the image */
+        hint = ENGINE_VLLM; /* llm-d ModelService chart: `vllm serve MODEL` + args, whatever the image */
     const char *carrier = y->carrier;
     /* Kubernetes: command replaces the image entrypoint, args its CMD; compose: entrypoint, command. */
     bool compose = !strcmp(carrier, "compose");
     const ynode *parts[2] = { get(y, m, compose ? "entrypoint" : "command"), get(y, m, compose ? "command" : "args") };
-    bool bare_args = hint && !parts[0]; /* the image's own entrypoint is the server */
+    bool bare_args = hint != ENGINE_NONE && !parts[0]; /* the image's own entrypoint is the server */
     int group = -1;
     size_t cap = 0;
     bool mixed = parts[0] && parts[1] && (parts[0]->kind == YN_SCALAR || parts[1]->kind == YN_SCALAR);
@@ -621,7 +622,7 @@ static void container(yw *y, const ynode *m)
         for (size_t i = 0; i < n; i++)
             texts[i] = w[i].text;
         long script = sh_script_index(texts, n);
-        const char *engine = hint;
+        kv_engine engine = hint;
         long start = -1;
         if (script >= 0 && nodes[script] && nodes[script]->kind == YN_SCALAR) {
             int g = shell_node(y, nodes[script], carrier, hint, -1, 0);
@@ -656,7 +657,7 @@ static void helm_keys(yw *y, const ynode *m, int group)
         const ynode *v = get(y, m, keys[i].key);
         if (v && v->kind == YN_SCALAR && !is_null(v)) {
             cfg_word w = yword(y, v);
-            cfg_emit(y->c, cfg_option_find(keys[i].option, "vllm"), &w, "vllm", "helm-values", group);
+            cfg_emit(y->c, cfg_option_find(keys[i].option, ENGINE_VLLM), &w, ENGINE_VLLM, "helm-values", group);
         }
     }
 }
@@ -684,11 +685,11 @@ static void helm_vllm_config(yw *y, const ynode *cfgmap, const ynode *parent)
         cfg_word *w = arena_alloc(y->c->a, (extra->nkids + 1) * sizeof *w);
         const ynode **nodes = arena_alloc(y->c->a, (extra->nkids + 1) * sizeof *nodes);
         size_t n = seq_words(y, extra, w, nodes, 0);
-        cfg_argv_decls(y->c, w, n, "vllm", "helm-values", group);
+        cfg_argv_decls(y->c, w, n, ENGINE_VLLM, "helm-values", group);
     } else if (extra && extra->kind == YN_SCALAR) {
-        shell_node(y, extra, "helm-values", "vllm", group, 0);
+        shell_node(y, extra, "helm-values", ENGINE_VLLM, group, 0);
     }
-    cfg_finish_group(y->c, group, "vllm", "helm-values", ytree_pos(&y->st->src, cfgmap->start).off);
+    cfg_finish_group(y->c, group, ENGINE_VLLM, "helm-values", ytree_pos(&y->st->src, cfgmap->start).off);
 }
 
 /* Keys whose values are prose for people (OpenAPI descriptions, GitHub issue forms' `body`, chart
@@ -712,7 +713,7 @@ static void walk(yw *y, const ynode *n, int depth)
     switch (n->kind) {
     case YN_SCALAR:
         if (mentions_server(n->val))
-            shell_node(y, n, y->carrier, NULL, -1, 0);
+            shell_node(y, n, y->carrier, ENGINE_NONE, -1, 0);
         break;
     case YN_SEQ:
         for (size_t i = 0; i < n->nkids; i++)
@@ -741,7 +742,7 @@ static void walk(yw *y, const ynode *n, int depth)
             else if (k && v && v->kind == YN_MAP && !strcmp(k, "vllmConfig"))
                 continue; /* values.schema.json, a CRD's openAPIV3Schema */
             else if (k && (!strcmp(k, "env") || !strcmp(k, "environment")))
-                container_env(y, v, NULL, -1); /* e.g. an LLMInferenceService container without image */
+                container_env(y, v, ENGINE_NONE, -1); /* e.g. an LLMInferenceService container without image */
             else if (!k || !str_in_list(prose_keys, k))
                 walk(y, v, depth + 1);
         }
@@ -776,7 +777,7 @@ static void analyze_doc(yw *y, const ynode *root)
         return;
     if (root->kind == YN_MAP) {
         const ynode *q = get(y, root, "quantization");
-        const char *engine;
+        kv_engine engine;
         /* Checkpoints are JSON (config.json, hf_quant_config.json); a YAML with `model_type` and
          * `torch_dtype` is a training recipe (axolotl), not a checkpoint. */
         bool json = str_ends_with(y->c->path, ".json");
@@ -803,7 +804,7 @@ static void analyze_doc(yw *y, const ynode *root)
             trtllm_options(y, root);
             return;
         }
-        if ((engine = server_config_engine(root, y->c->named_config))) {
+        if ((engine = server_config_engine(root, y->c->named_config)) != ENGINE_NONE) {
             server_config(y, root, engine);
             return;
         }

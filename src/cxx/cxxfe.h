@@ -68,7 +68,7 @@ typedef struct cxx_sink {
     size_t nparams, nrequired;
     size_t cache[CXX_SINK_MAX_PAIRS], value[CXX_SINK_MAX_PAIRS], npairs;
     cxx_sink_conv conv;
-    const char *engine;        /* "vllm", "sglang" */
+    kv_engine engine;          /* ENGINE_VLLM, ENGINE_SGLANG */
     bool latent;               /* one latent cache (MLA): operand kv; else key then value */
 } cxx_sink;
 

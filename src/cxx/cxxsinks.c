@@ -80,7 +80,8 @@ bool cxx_sink_parse(kv_arena *a, char **f, size_t n, cxx_sink *out)
     if (c == sizeof convs / sizeof convs[0])
         return false;
     out->conv = convs[c].conv;
-    out->engine = arena_strdup(a, f[6]);
+    if (!engine_parse(f[6], &out->engine))
+        return false;
     if (strcmp(f[7], "kv") == 0)
         out->latent = true;
     else if (strcmp(f[7], "kv-split") != 0)

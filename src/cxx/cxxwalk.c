@@ -282,7 +282,7 @@ static void emit_store(fn_ctx *x, const store_site *s, CXCursor cache, const cxx
         if (sink) {
             f.family = SINK_CACHE_OP;
             f.sink = arena_strdup(a, sink->name);
-            f.engine = arena_strdup(a, sink->engine);
+            f.engine = sink->engine;
             f.operand = sink->latent ? OPERAND_KV : pair == 0 ? OPERAND_KEY : OPERAND_VALUE;
         }
         if (v->converted) {

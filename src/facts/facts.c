@@ -56,6 +56,7 @@ KV_NAME_FN(arith_kind_name, arith_kind, KV_ARITH_KINDS, "sentinel-plus")
 KV_NAME_FN(decl_key_name, decl_key, KV_DECL_KEYS, "kv_cache_dtype")
 KV_NAME_FN(dref_kind_name, dref_kind, KV_DREF_KINDS, "unknown")
 KV_NAME_FN(value_sym_name, value_sym, KV_VALUE_SYMS, NULL)
+KV_NAME_FN(engine_name, kv_engine, KV_ENGINES, NULL)
 
 bool sink_family_parse(const char *name, sink_family *out)
 {
@@ -67,6 +68,29 @@ bool sink_family_parse(const char *name, sink_family *out)
     KV_SINK_FAMILIES(KV_SINK_FAMILY_PARSE)
 #undef KV_SINK_FAMILY_PARSE
     return false;
+}
+
+bool engine_parse(const char *name, kv_engine *out)
+{
+#define KV_ENGINE_ITEM(e, n) e,
+    static const kv_engine all[] = { KV_ENGINES(KV_ENGINE_ITEM) };
+#undef KV_ENGINE_ITEM
+    for (size_t i = 0; name && i < sizeof all / sizeof *all; i++)
+        if (engine_known(all[i]) && strcmp(name, engine_name(all[i])) == 0) {
+            *out = all[i];
+            return true;
+        }
+    return false;
+}
+
+const char *engine_label(kv_engine e)
+{
+    return e == ENGINE_NONE ? "unknown" : engine_name(e);
+}
+
+bool engine_known(kv_engine e)
+{
+    return e != ENGINE_NONE && e != ENGINE_UNKNOWN;
 }
 
 kvn_dtype dtype_ref_resolve(const dtype_ref *r, kvn_dtype model, kvn_dtype kv)

@@ -165,6 +165,26 @@ typedef enum kv_operand { KV_OPERANDS(KV_ENUM_MEMBER) } kv_operand;
 
 typedef enum latent_part { KV_LATENT_PARTS(KV_ENUM_MEMBER) } latent_part;
 
+/* The serving engine a fact belongs to. ENGINE_NONE: nothing names one (a sink table row "-", the
+ * engine-default deployment; null in JSON). ENGINE_UNKNOWN: a serving command or config whose engine
+ * kvlint cannot tell. Rules treat the two alike: no engine's conversion paths are assumed. */
+#define KV_ENGINES(X)                                                                 \
+    X(ENGINE_NONE, NULL)                                                              \
+    X(ENGINE_UNKNOWN, "unknown")                                                      \
+    X(ENGINE_VLLM, "vllm")                                                            \
+    X(ENGINE_SGLANG, "sglang")                                                        \
+    X(ENGINE_TRTLLM, "trtllm")                                                        \
+    X(ENGINE_TRANSFORMERS, "transformers")                                            \
+    X(ENGINE_HF, "hf")             /* a Hugging Face checkpoint config.json */        \
+    X(ENGINE_MODELOPT, "modelopt") /* a ModelOpt checkpoint (hf_quant_config.json) */ \
+    X(ENGINE_TORCH, "torch")       /* torch.set_default_dtype: no engine is configured */
+
+typedef enum kv_engine { KV_ENGINES(KV_ENUM_MEMBER) } kv_engine;
+/* The engine called name ("vllm"), if one is; "unknown" and NULL are none. */
+bool engine_parse(const char *name, kv_engine *out);
+/* Whether e names an engine (neither ENGINE_NONE nor ENGINE_UNKNOWN). */
+bool engine_known(kv_engine e);
+
 /* How the stored value becomes cache bytes. Python stores leave it to the engine's writers
  * (check/paths.c); a C++/CUDA store converts in the code itself and says how. */
 #define KV_STORE_CONVS(X)                                                                            \
@@ -184,7 +204,9 @@ typedef struct store_fact {
     kv_loc loc;               /* the sink call or subscript store */
     sink_family family;
     const char *sink;         /* as written: "self.attn", "reshape_and_cache_flash" */
-    const char *engine;       /* "vllm", "sglang", "transformers", or NULL when unknown */
+    kv_engine engine;         /* ENGINE_VLLM, _SGLANG, _TRANSFORMERS, or ENGINE_NONE */
+    const char *user_engine;  /* a .kvlint.yaml sink's engine that is none of kv_engine's (engine is
+                                 ENGINE_NONE), as written, for facts output only; else NULL */
     kv_operand operand;
     latent_part part;         /* OPERAND_KV from an MLA sink: which part; else LATENT_UNKNOWN */
     const char *tensor;       /* the stored expression as written: "k" */
@@ -254,7 +276,7 @@ typedef enum decl_key { KV_DECL_KEYS(KV_ENUM_MEMBER) } decl_key;
 
 typedef struct dtype_decl {
     decl_key key;
-    const char *engine;    /* "vllm", "sglang", "trtllm", "hf", "modelopt", "unknown" */
+    kv_engine engine;      /* never ENGINE_NONE */
     kvn_dtype dtype;       /* for dtype keys: parsed name, KVN_DTYPE_INVALID if no engine accepts it */
     double number;         /* for KV_SCALES / ID_RANGE */
     const char *range_name;/* for ID_RANGE: "num_adapters", "max_model_len", "vocab_size", ... */
@@ -309,6 +331,8 @@ const char *arith_kind_name(arith_kind k);
 const char *decl_key_name(decl_key k);
 const char *dref_kind_name(dref_kind k);
 const char *value_sym_name(value_sym s);
+const char *engine_name(kv_engine e); /* NULL for ENGINE_NONE */
+const char *engine_label(kv_engine e); /* for messages: engine_name, "unknown" for ENGINE_NONE */
 
 /* A dtype_ref's concrete dtype under a deployment's model and KV dtypes (KVN_DTYPE_INVALID if
  * DREF_UNKNOWN, or DREF_NONE which is float32). */

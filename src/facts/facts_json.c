@@ -105,7 +105,7 @@ void json_store_fact(json_writer *w, const store_fact *s)
     json_loc_fields(w, &s->loc);
     json_kv_string(w, "sink", s->sink);
     json_kv_string(w, "family", sink_family_name(s->family));
-    json_kv_string(w, "engine", s->engine);
+    json_kv_string(w, "engine", s->user_engine ? s->user_engine : engine_name(s->engine));
     json_kv_string(w, "operand", operand_name(s->operand));
     if (s->part != LATENT_UNKNOWN)
         json_kv_string(w, "latent_part", latent_part_name(s->part));
@@ -172,7 +172,7 @@ void json_dtype_decl(json_writer *w, const dtype_decl *d)
 {
     json_object_begin(w);
     json_kv_string(w, "key", decl_key_name(d->key));
-    json_kv_string(w, "engine", d->engine ? d->engine : "unknown");
+    json_kv_string(w, "engine", engine_label(d->engine));
     switch (d->key) {
     case DECL_KV_CACHE_DTYPE:
     case DECL_MODEL_DTYPE:

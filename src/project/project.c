@@ -154,7 +154,8 @@ static void load_sinks(loader *l, const ynode *v)
             } else if (!strcmp(name, "name") && val->kind == YN_SCALAR) {
                 s.name = arena_strdup(l->p->arena, val->val);
             } else if (!strcmp(name, "engine") && val->kind == YN_SCALAR) {
-                s.engine = arena_strdup(l->p->arena, val->val);
+                if (!engine_parse(val->val, &s.engine))
+                    s.user_engine = arena_strdup(l->p->arena, val->val);
             } else if (!strcmp(name, "key") || !strcmp(name, "key_arg") || !strcmp(name, "key_kw")) {
                 arg_spec(l, val, &s.key_arg, &s.key_kw);
             } else if (!strcmp(name, "value") || !strcmp(name, "value_arg") || !strcmp(name, "value_kw")) {

@@ -18,7 +18,9 @@ typedef struct user_sink {
     int key_arg;           /* positional index of the key, -1 if none */
     int value_arg;         /* positional index of the value, -1 if none */
     const char *key_kw, *value_kw; /* keyword names, or NULL */
-    const char *engine;    /* or NULL */
+    kv_engine engine;      /* ENGINE_NONE when not given or none kvlint models */
+    const char *user_engine; /* the engine as written when kvlint models none of that name ("myengine"),
+                              shown in facts only; else NULL */
     kv_loc loc;
 } user_sink;
 

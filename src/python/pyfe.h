@@ -76,7 +76,8 @@ typedef struct py_sink {
     int key_pos, value_pos;       /* positional indexes (user sinks), -1 if none */
     const char *key_kw, *value_kw;
     sink_family family;
-    const char *engine;           /* or NULL */
+    kv_engine engine;             /* ENGINE_NONE: the table says "-" */
+    const char *user_engine;      /* a .kvlint.yaml sink's engine kvlint does not model, or NULL */
     bool kv;                      /* the operands are not K and V but parts of one latent (MLA) */
     uint32_t line;                /* of its table line (0 for user sinks) */
 } py_sink;

@@ -180,7 +180,9 @@ static void parse_sink(const line_ctx *c, py_sink_kind kind, char **f)
     if (strcmp(f[8], "kv") != 0 && strcmp(f[8], "kv-split") != 0)
         return bad_line(c, "operands is not kv or kv-split", f[8]);
     s.name = arena_strdup(c->st->arena, f[1]);
-    s.engine = strcmp(f[7], "-") == 0 ? NULL : arena_strdup(c->st->arena, f[7]);
+    s.engine = ENGINE_NONE;
+    if (strcmp(f[7], "-") != 0 && !engine_parse(f[7], &s.engine))
+        return bad_line(c, "engine is not '-' or one kvlint models (vllm, sglang, transformers, ...)", f[7]);
     s.kv = strcmp(f[8], "kv") == 0;
     ARENA_PUSH(c->st->arena, c->st->sinks, s);
 }
@@ -292,7 +294,8 @@ static void add_user_sinks(py_state *st, const kv_project *project)
             .key_param = -1,
             .value_param = -1,
             .family = SINK_USER,
-            .engine = u->engine ? arena_strdup(st->arena, u->engine) : NULL,
+            .engine = u->engine,
+            .user_engine = u->user_engine ? arena_strdup(st->arena, u->user_engine) : NULL,
             .key_pos = u->key_arg,
             .value_pos = u->value_arg,
             .key_kw = u->key_kw ? arena_strdup(st->arena, u->key_kw) : NULL,

@@ -118,7 +118,7 @@ void pe_emit_arith_signed(ev *e, arith_kind k, TSNode at, const kv_value *a, boo
     ARENA_PUSH(e->a, e->out->ariths, f);
 }
 
-static void emit_store(ev *e, TSNode at, sink_family fam, const char *sink, const char *engine,
+static void emit_store(ev *e, TSNode at, sink_family fam, const char *sink, const py_sink *from,
                        kv_operand op, latent_part part, TSNode tensor, aval x)
 {
     if (x.tag != AV_VALUES || x.n == 0)
@@ -150,7 +150,8 @@ static void emit_store(ev *e, TSNode at, sink_family fam, const char *sink, cons
     s.loc = pe_loc_of(e, at);
     s.family = fam;
     s.sink = arena_strdup(e->a, sink);  /* the sink table does not outlive the scan */
-    s.engine = engine ? arena_strdup(e->a, engine) : NULL;
+    s.engine = from ? from->engine : ENGINE_NONE;
+    s.user_engine = from && from->user_engine ? arena_strdup(e->a, from->user_engine) : NULL;
     s.operand = op;
     s.part = part;
     s.tensor = t;
@@ -224,9 +225,9 @@ static void store_bound(ev *e, const py_sink *s, const char *callee, TSNode call
     const aval *v = bound_arg(g, vr, &vn);
     kv_operand ko = s->kv ? OPERAND_KV : OPERAND_KEY, vo = s->kv ? OPERAND_KV : OPERAND_VALUE;
     if (k)
-        emit_store(e, call, s->family, callee, s->engine, ko, s->kv ? LATENT_NOPE : LATENT_UNKNOWN, kn, *k);
+        emit_store(e, call, s->family, callee, s, ko, s->kv ? LATENT_NOPE : LATENT_UNKNOWN, kn, *k);
     if (v)
-        emit_store(e, call, s->family, callee, s->engine, vo, s->kv ? LATENT_ROPE : LATENT_UNKNOWN, vn, *v);
+        emit_store(e, call, s->family, callee, s, vo, s->kv ? LATENT_ROPE : LATENT_UNKNOWN, vn, *v);
 }
 
 void pe_store_sink_call(ev *e, const py_sink *s, const char *callee, TSNode call, const args *g)
@@ -265,7 +266,7 @@ static const struct { const char *kw; decl_key key; } decl_kwargs[] = {
 };
 
 /* Record kw = v (its value node at) as a declaration of group, if v is a literal the engine reads. */
-static void emit_decl(ev *e, const char *engine, const char *kw, decl_key key, const aval *v, TSNode at, int group)
+static void emit_decl(ev *e, kv_engine engine, const char *kw, decl_key key, const aval *v, TSNode at, int group)
 {
     dtype_decl d;
     memset(&d, 0, sizeof d);
@@ -302,7 +303,7 @@ static void emit_decl(ev *e, const char *engine, const char *kw, decl_key key, c
     ARENA_PUSH(e->a, e->out->decls, d);
 }
 
-static void emit_kwarg(ev *e, const char *engine, const char *kw, TSNode value, int group)
+static void emit_kwarg(ev *e, kv_engine engine, const char *kw, TSNode value, int group)
 {
     for (size_t i = 0; i < sizeof decl_kwargs / sizeof *decl_kwargs; i++)
         if (strcmp(kw, decl_kwargs[i].kw) == 0) {
@@ -313,7 +314,7 @@ static void emit_kwarg(ev *e, const char *engine, const char *kw, TSNode value, 
 
 /* Ray's engine_kwargs=dict(kv_cache_dtype="fp8", ...) or {"kv_cache_dtype": "fp8", ...}: written
  * out at the call (a dict built elsewhere is not followed). */
-static void engine_kwargs(ev *e, const char *engine, TSNode kw, int group)
+static void engine_kwargs(ev *e, kv_engine engine, TSNode kw, int group)
 {
     bool dict_call = pe_is(kw, "call") && strcmp(pe_raw_text(e, pe_fld(e, kw, F_function)), "dict") == 0;
     TSNode items = dict_call ? pe_fld(e, kw, F_arguments) : kw;
@@ -344,7 +345,7 @@ static bool ray_config_decls(ev *e, const char *callee_last, const args *g)
     if (llm && pe_kwarg(g, "server_cls", &at) && strstr(pe_raw_text(e, at), "SGLang"))
         sgl = true;
     if (pe_kwarg(g, "engine_kwargs", &at) && !ts_node_is_null(at))
-        engine_kwargs(e, sgl ? "sglang" : "vllm", at, ++e->decl_group);
+        engine_kwargs(e, sgl ? ENGINE_SGLANG : ENGINE_VLLM, at, ++e->decl_group);
     return true;
 }
 
@@ -353,14 +354,14 @@ void pe_dtype_decls(ev *e, const char *callee_last, const char *origin, const ar
 {
     if (e->quiet || ray_config_decls(e, callee_last, g))
         return;
-    const char *engine = strcmp(callee_last, "set_default_dtype") == 0 ? "torch"
-                         : strcmp(callee_last, "Engine") == 0 ? "sglang" : "vllm";
+    kv_engine engine = strcmp(callee_last, "set_default_dtype") == 0 ? ENGINE_TORCH
+                       : strcmp(callee_last, "Engine") == 0 ? ENGINE_SGLANG : ENGINE_VLLM;
     if (strcmp(callee_last, "Engine") == 0 && !(origin && strstr(origin, "sgl")))
         return;  /* only sglang.Engine / sgl.Engine */
     int group = ++e->decl_group;
     TSNode at;
     const aval *v;
-    if (strcmp(engine, "torch") == 0) {
+    if (engine == ENGINE_TORCH) {
         if ((v = pe_arg(g, 0, "d", &at)))
             emit_decl(e, engine, NULL, DECL_MODEL_DTYPE, v, at, group);
         return;

@@ -165,9 +165,9 @@ static kvn_dtype on_platform(bool rocm, const dtype_decl *d, kvn_dtype dt)
  * bfloat16 or float32 checkpoint) runs as float16 (vllm/config/model.py _resolve_auto_dtype with
  * CudaPlatform.supported_dtypes [float16, float32]). A declared bfloat16 makes vLLM refuse to
  * start (check_if_supports_dtype): it is left as declared. */
-static resolved_dtype on_pre_ampere(kvn_platform p, const char *engine, resolved_dtype m)
+static resolved_dtype on_pre_ampere(kvn_platform p, kv_engine engine, resolved_dtype m)
 {
-    if (p != KVN_PLAT_CUDA_SM75 || !engine || strcmp(engine, "vllm") != 0 || !is_fmt(m.dtype, KVN_BF16) ||
+    if (p != KVN_PLAT_CUDA_SM75 || engine != ENGINE_VLLM || !is_fmt(m.dtype, KVN_BF16) ||
         !m.how || strncmp(m.how, "auto", 4) != 0)
         return m;
     m.dtype = kvn_dtype_by_fmt(KVN_F16);
@@ -189,14 +189,14 @@ static resolved_dtype rejected(resolver *r, const dtype_decl *d)
 }
 
 /* Model `auto` from the checkpoint's torch_dtype, by the engine's rule. */
-static resolved_dtype model_auto(resolver *r, const char *engine, const checkpoint *ck, const char *why)
+static resolved_dtype model_auto(resolver *r, kv_engine engine, const checkpoint *ck, const char *why)
 {
     if (ck && ck->model && ck->model->dtype != KVN_DTYPE_INVALID) {
         kvn_dtype cd = ck->model->dtype;
         if (!is_fmt(cd, KVN_F32))
             return (resolved_dtype){ cd, ck->model, "auto: checkpoint torch_dtype", NULL };
-        bool sglang = engine && !strcmp(engine, "sglang");
-        bool trtllm = engine && !strcmp(engine, "trtllm");
+        bool sglang = engine == ENGINE_SGLANG;
+        bool trtllm = engine == ENGINE_TRTLLM;
         if (trtllm)
             return unresolved("auto on a float32 checkpoint: TensorRT-LLM's rule is not modelled");
         kvn_dtype to = kvn_dtype_by_fmt(sglang ? KVN_F16 : KVN_BF16);
@@ -215,7 +215,7 @@ static resolved_dtype model_auto(resolver *r, const char *engine, const checkpoi
     return unresolved(why ? why : "model dtype is auto and no checkpoint config.json was found (--model-config)");
 }
 
-static resolved_dtype resolve_model(resolver *r, const char *engine, const dtype_decl *md, const checkpoint *ck,
+static resolved_dtype resolve_model(resolver *r, kv_engine engine, const dtype_decl *md, const checkpoint *ck,
                                     const char *why)
 {
     if (r->opt && r->opt->whatif_model != KVN_DTYPE_INVALID) {
@@ -249,7 +249,7 @@ static resolved_dtype resolve_kv(resolver *r, bool rocm, const dtype_decl *kd, c
     if (ck && ck->kv_scheme) {
         if (ck->kv_scheme->dtype == KVN_DTYPE_INVALID)
             return rejected(r, ck->kv_scheme);
-        const char *how = !strcmp(ck->kv_scheme->carrier, "hf-config") && !strcmp(ck->kv_scheme->engine, "hf")
+        const char *how = !strcmp(ck->kv_scheme->carrier, "hf-config") && ck->kv_scheme->engine == ENGINE_HF
                               ? "auto: checkpoint kv_cache_scheme"
                               : "auto: checkpoint kv_cache_quant_algo";
         return (resolved_dtype){ on_platform(rocm, NULL, ck->kv_scheme->dtype), ck->kv_scheme, how, NULL };
@@ -336,7 +336,7 @@ static const char *script_scope(resolver *r, const char *path)
  * tensors; it configures no engine, so it is no deployment. */
 static bool not_a_deployment(const resolver *r, const file_facts *f, const dtype_decl *d)
 {
-    return d->carrier && !strcmp(d->carrier, "python-call") && d->engine && !strcmp(d->engine, "torch") &&
+    return d->carrier && !strcmp(d->carrier, "python-call") && d->engine == ENGINE_TORCH &&
            path_is_script(f->path, r->root_len);
 }
 
@@ -364,7 +364,8 @@ static size_t common_dir_len(file_facts *const *files, size_t nfiles)
 typedef struct group_decls {
     const char *path;
     int group;
-    const char *engine, *carrier;
+    kv_engine engine;
+    const char *carrier;
     const dtype_decl *kv, *model, *scales, *skip, *first;
     const dtype_decl *platform;/* a platform declaration (a ROCm or CPU image, a T4 node) */
     ARENA_VEC(const dtype_decl *) ranges;
@@ -388,7 +389,7 @@ static void finish(resolver *r, const group_decls *g)
 {
     const char *why;
     const checkpoint *ck = checkpoint_of(r, g ? g->path : NULL, &why);
-    deployment d = { .platform = platform_of(r, g), .engine = g ? g->engine : NULL };
+    deployment d = { .platform = platform_of(r, g), .engine = g ? g->engine : ENGINE_NONE };
     d.rocm = d.platform == KVN_PLAT_ROCM;
     if (g && g->platform && r->platform == KVN_PLAT_CUDA)
         d.platform_decl = g->platform;
@@ -411,7 +412,7 @@ static void finish(resolver *r, const group_decls *g)
     if (g) {
         d.loc = g->first->loc;
         d.scope = script_scope(r, g->path);
-        d.name = arena_printf(r->a, "%s:%u (%s, %s)", g->path, g->first->loc.line, g->engine ? g->engine : "unknown",
+        d.name = arena_printf(r->a, "%s:%u (%s, %s)", g->path, g->first->loc.line, engine_label(g->engine),
                               g->carrier ? g->carrier : "?");
         if (g->scales) {
             d.dynamic_kv_scales = g->scales->number != 0;
@@ -441,7 +442,7 @@ static void take(group_decls *g, const dtype_decl *d, resolver *r)
 {
     if (!g->first)
         g->first = d;
-    if (!g->engine || !strcmp(g->engine, "unknown"))
+    if (!engine_known(g->engine))
         g->engine = d->engine;
     if (!g->carrier)
         g->carrier = d->carrier;

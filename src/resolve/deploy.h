@@ -41,7 +41,7 @@ typedef struct resolved_dtype {
 typedef struct deployment {
     const char *name;           /* short label: "deploy/k8s.yaml:12 (vllm serve)" */
     kv_loc loc;                 /* where the deployment is described (command or document start) */
-    const char *engine;
+    kv_engine engine;           /* ENGINE_NONE for the engine default */
     resolved_dtype kv;
     resolved_dtype model;
     bool dynamic_kv_scales;     /* --calculate-kv-scales */

@@ -52,10 +52,10 @@ static kvn_dtype dt(const char *name)
     return d;
 }
 
-static dtype_decl kv_decl = { .key = DECL_KV_CACHE_DTYPE, .engine = "vllm", .raw = "x", .carrier = "vllm-config",
+static dtype_decl kv_decl = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .raw = "x", .carrier = "vllm-config",
                               .loc = { "deploy/serve.yaml", 3, 17, 0, 0 } };
 
-static deployment dep(const char *engine, const char *kv, const char *model)
+static deployment dep(kv_engine engine, const char *kv, const char *model)
 {
     deployment d = { .name = "deploy/serve.yaml:1", .engine = engine, .loc = { "deploy/serve.yaml", 1, 1, 0, 0 } };
     d.kv = (resolved_dtype){ .dtype = kv ? dt(kv) : KVN_DTYPE_INVALID, .decl = &kv_decl, .how = "declared",
@@ -70,7 +70,7 @@ static kv_value sentinel(double x, const char *text, uint32_t line)
                        .origin = { "m.py", line, 12, line, 12 + (uint32_t)strlen(text) } };
 }
 
-static store_fact store(file_facts *f, const kv_value *v, size_t n, kv_operand op, const char *engine)
+static store_fact store(file_facts *f, const kv_value *v, size_t n, kv_operand op, kv_engine engine)
 {
     kv_value *copy = arena_memdup(f->arena, v, n * sizeof *v);
     store_fact s = { .loc = { "m.py", 30, 16, 0, 0 }, .family = SINK_ATTENTION_LAYER, .sink = "self.attn",
@@ -253,8 +253,8 @@ START_TEST(e5m2_mask_overflows_on_vllm)
 {
     file_facts *f = file_facts_new("m.py");
     kv_value v = sentinel(-1e9, "-1e9", 12);
-    store(f, &v, 1, OPERAND_KEY, "vllm");
-    deployment d = dep("vllm", "fp8_e5m2", "bfloat16");
+    store(f, &v, 1, OPERAND_KEY, ENGINE_VLLM);
+    deployment d = dep(ENGINE_VLLM, "fp8_e5m2", "bfloat16");
     finding_list *l = run1(f, &d, 1, false);
     ck_assert_uint_eq(l->v.n, 1);
     const finding *x = first_of(l, "KV001");
@@ -276,8 +276,8 @@ START_TEST(e4m3_key_mask_saturates_and_still_masks)
 {
     file_facts *f = file_facts_new("m.py");
     kv_value v = sentinel(-1e9, "-1e9", 12);
-    store(f, &v, 1, OPERAND_KEY, "vllm");
-    deployment d = dep("vllm", "fp8_e4m3", "bfloat16");
+    store(f, &v, 1, OPERAND_KEY, ENGINE_VLLM);
+    deployment d = dep(ENGINE_VLLM, "fp8_e4m3", "bfloat16");
     finding_list *l = run1(f, &d, 1, false);
     ck_assert_uint_eq(l->v.n, 0);
     finding_list_free(l);
@@ -289,10 +289,10 @@ START_TEST(calibrated_scale_key_mask_saturates)
 {
     file_facts *f = file_facts_new("m.py");
     kv_value v = sentinel(-1e9, "-1e9", 12);
-    store(f, &v, 1, OPERAND_KEY, "vllm");
-    dtype_decl scheme = { .key = DECL_KV_SCHEME, .engine = "hf", .raw = "float8", .carrier = "hf-config",
+    store(f, &v, 1, OPERAND_KEY, ENGINE_VLLM);
+    dtype_decl scheme = { .key = DECL_KV_SCHEME, .engine = ENGINE_HF, .raw = "float8", .carrier = "hf-config",
                           .loc = { "config.json", 7, 5, 0, 0 } };
-    deployment d = dep("vllm", "fp8_e4m3", "bfloat16");
+    deployment d = dep(ENGINE_VLLM, "fp8_e4m3", "bfloat16");
     d.kv.decl = &scheme;
     d.kv.how = "auto: checkpoint kv_cache_scheme";
     finding_list *l = run1(f, &d, 1, false);
@@ -308,8 +308,8 @@ START_TEST(e4m3_value_sentinel_saturates)
 {
     file_facts *f = file_facts_new("m.py");
     kv_value v = sentinel(-1e9, "-1e9", 12);
-    store(f, &v, 1, OPERAND_VALUE, "vllm");
-    deployment d = dep("vllm", "fp8_e4m3", "bfloat16");
+    store(f, &v, 1, OPERAND_VALUE, ENGINE_VLLM);
+    deployment d = dep(ENGINE_VLLM, "fp8_e4m3", "bfloat16");
     finding_list *l = run1(f, &d, 1, false);
     ck_assert_uint_eq(l->v.n, 1);
     const finding *x = first_of(l, "KV002");
@@ -324,8 +324,8 @@ START_TEST(sglang_e4m3_cast_gives_nan)
 {
     file_facts *f = file_facts_new("m.py");
     kv_value v = sentinel(-1e9, "-1e9", 12);
-    store(f, &v, 1, OPERAND_KEY, "sglang");
-    deployment d = dep("sglang", "fp8_e4m3", "bfloat16");
+    store(f, &v, 1, OPERAND_KEY, ENGINE_SGLANG);
+    deployment d = dep(ENGINE_SGLANG, "fp8_e4m3", "bfloat16");
     finding_list *l = run1(f, &d, 1, false);
     ck_assert_uint_eq(count_rule(l, "KV001"), 1);
     ck_assert_uint_eq(count_rule(l, "KV002"), 0);
@@ -340,8 +340,8 @@ START_TEST(safe_dtypes_are_silent)
 {
     file_facts *f = file_facts_new("m.py");
     kv_value v[2] = { sentinel(-1e9, "-1e9", 12), { .kind = VK_FLOAT, .lo = -3.5, .hi = 3.5, .text = "keys" } };
-    store(f, v, 2, OPERAND_KEY, "vllm");
-    deployment d[2] = { dep("vllm", "bfloat16", "bfloat16"), dep("vllm", "float32", "bfloat16") };
+    store(f, v, 2, OPERAND_KEY, ENGINE_VLLM);
+    deployment d[2] = { dep(ENGINE_VLLM, "bfloat16", "bfloat16"), dep(ENGINE_VLLM, "float32", "bfloat16") };
     finding_list *l = run1(f, d, 2, false);
     ck_assert_uint_eq(l->v.n, 0);
     finding_list_free(l);
@@ -353,8 +353,8 @@ START_TEST(float16_cache_on_bf16_model_reinterprets)
 {
     file_facts *f = file_facts_new("m.py");
     kv_value v = sentinel(-1e9, "-1e9", 12);
-    store(f, &v, 1, OPERAND_KEY, "vllm");
-    deployment d = dep("vllm", "float16", "bfloat16");
+    store(f, &v, 1, OPERAND_KEY, ENGINE_VLLM);
+    deployment d = dep(ENGINE_VLLM, "float16", "bfloat16");
     finding_list *l = run1(f, &d, 1, false);
     ck_assert_uint_eq(l->v.n, 1);
     const finding *x = first_of(l, "KV008");
@@ -370,9 +370,9 @@ START_TEST(symbolic_finfo_min_follows_model_dtype)
     kv_value v = sentinel(0, "torch.finfo(self.dtype).min", 12);
     v.sym = SYM_FINFO_MIN;
     v.sym_dtype = (dtype_ref){ .kind = DREF_MODEL, .text = "self.dtype" };
-    store(f, &v, 1, OPERAND_KEY, "transformers");
-    deployment ok = dep("transformers", "bfloat16", "bfloat16");
-    deployment bad = dep("transformers", "fp8_e5m2", "bfloat16");
+    store(f, &v, 1, OPERAND_KEY, ENGINE_TRANSFORMERS);
+    deployment ok = dep(ENGINE_TRANSFORMERS, "bfloat16", "bfloat16");
+    deployment bad = dep(ENGINE_TRANSFORMERS, "fp8_e5m2", "bfloat16");
     finding_list *l = run1(f, &ok, 1, false);
     ck_assert_uint_eq(l->v.n, 0);
     finding_list_free(l);
@@ -395,10 +395,10 @@ START_TEST(adapter_ids_beyond_e4m3_limit)
 {
     file_facts *f = file_facts_new("m.py");
     kv_value v = adapter_ids();
-    store(f, &v, 1, OPERAND_VALUE, "vllm");
+    store(f, &v, 1, OPERAND_VALUE, ENGINE_VLLM);
     id_range r20 = { .name = "num_adapters", .max = 20, .max_id = 20, .loc = { "config.json", 5, 19, 0, 0 } };
     id_range r8 = { .name = "num_adapters", .max = 8, .max_id = 8, .loc = { "config.json", 5, 19, 0, 0 } };
-    deployment d = dep("vllm", "fp8_e4m3", "bfloat16");
+    deployment d = dep(ENGINE_VLLM, "fp8_e4m3", "bfloat16");
     d.ranges = &r20;
     d.nranges = 1;
     finding_list *l = run1(f, &d, 1, false);
@@ -420,8 +420,8 @@ START_TEST(unknown_range_warns_with_hint)
 {
     file_facts *f = file_facts_new("m.py");
     kv_value v = adapter_ids();
-    store(f, &v, 1, OPERAND_VALUE, "vllm");
-    deployment d[2] = { dep("vllm", "fp8_e4m3", "bfloat16"), dep("vllm", "float32", "bfloat16") };
+    store(f, &v, 1, OPERAND_VALUE, ENGINE_VLLM);
+    deployment d[2] = { dep(ENGINE_VLLM, "fp8_e4m3", "bfloat16"), dep(ENGINE_VLLM, "float32", "bfloat16") };
     finding_list *l = run1(f, d, 2, false);
     ck_assert_uint_eq(l->v.n, 1);
     const finding *x = first_of(l, "KV004");
@@ -440,7 +440,7 @@ START_TEST(position_cast_to_bf16)
                                   .origin = { "m.py", 49, 5, 0, 0 } },
                        .dtype = { .kind = DREF_MODEL, .text = "self.dtype", .loc = { "m.py", 50, 14, 0, 0 } } };
     ARENA_PUSH(f->arena, f->casts, c);
-    deployment d = dep("vllm", "bfloat16", "bfloat16");
+    deployment d = dep(ENGINE_VLLM, "bfloat16", "bfloat16");
     finding_list *l = run1(f, &d, 1, false);
     ck_assert_uint_eq(count_rule(l, "KV003"), 1);
     ck_assert_msg(strstr(first_of(l, "KV003")->message, "257 is stored as 256"), "%s", first_of(l, "KV003")->message);
@@ -454,10 +454,10 @@ START_TEST(position_family_takes_max_id)
     file_facts *f = file_facts_new("m.py");
     kv_value v = { .kind = VK_INTEGER, .lo = 0, .hi_unknown = true, .family = "position", .text = "positions",
                    .origin = { "m.py", 40, 18, 0, 0 } };
-    store(f, &v, 1, OPERAND_VALUE, "vllm");
+    store(f, &v, 1, OPERAND_VALUE, ENGINE_VLLM);
     id_range len = { .name = "max_model_len", .max = 4096, .max_id = 4095, .family = "position",
                      .loc = { "serve.yaml", 4, 16, 0, 0 } };
-    deployment d = dep("vllm", "bfloat16", "bfloat16");
+    deployment d = dep(ENGINE_VLLM, "bfloat16", "bfloat16");
     d.ranges = &len;
     d.nranges = 1;
     finding_list *l = run1(f, &d, 1, false);
@@ -480,10 +480,10 @@ START_TEST(mxfp4_block_crushes_neighbours)
     file_facts *f = file_facts_new("m.py");
     kv_value v[2] = { sentinel(-1e9, "-1e9", 12), { .kind = VK_FLOAT, .lo = -3.5, .hi = 3.5, .text = "keys" } };
     store_fact *s;
-    store(f, v, 2, OPERAND_KEY, "vllm");
+    store(f, v, 2, OPERAND_KEY, ENGINE_VLLM);
     s = &f->stores.v[0];
     s->shares_block = true;
-    deployment d[2] = { dep("vllm", "mxfp4", "bfloat16"), dep("vllm", "fp8_e4m3", "bfloat16") };
+    deployment d[2] = { dep(ENGINE_VLLM, "mxfp4", "bfloat16"), dep(ENGINE_VLLM, "fp8_e4m3", "bfloat16") };
     d[1].dynamic_kv_scales = true;
     finding_list *l = run1(f, d, 2, false);
     ck_assert_uint_eq(count_rule(l, "KV005"), 1);   /* one site, crushed under both deployments */
@@ -507,7 +507,7 @@ START_TEST(full_in_float16_raises)
                             .value = sentinel(-1e9, "-1e9", 12),
                             .dtype = { .kind = DREF_MODEL, .text = "model_dtype", .loc = { "m.py", 28, 50, 0, 0 } } };
     ARENA_PUSH(f->arena, f->constructions, c);
-    deployment d[2] = { dep("vllm", "float16", "float16"), dep("vllm", "bfloat16", "bfloat16") };
+    deployment d[2] = { dep(ENGINE_VLLM, "float16", "float16"), dep(ENGINE_VLLM, "bfloat16", "bfloat16") };
     finding_list *l = run1(f, d, 2, false);
     ck_assert_uint_eq(l->v.n, 1);
     ck_assert_msg(strstr(first_of(l, "KV006")->message, "at::Half without overflow"), "%s", l->v.v[0].message);
@@ -589,12 +589,12 @@ END_TEST
 START_TEST(invalid_and_unresolved)
 {
     file_facts *f = file_facts_new("deploy/k8s.yaml");
-    dtype_decl bad = { .key = DECL_KV_CACHE_DTYPE, .engine = "vllm", .dtype = KVN_DTYPE_INVALID, .raw = "fp9",
+    dtype_decl bad = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .dtype = KVN_DTYPE_INVALID, .raw = "fp9",
                        .carrier = "k8s-args", .loc = { "deploy/k8s.yaml", 20, 15, 0, 0 } };
     ARENA_PUSH(f->arena, f->decls, bad);
     kv_value v = sentinel(-1e9, "-1e9", 12);
-    store(f, &v, 1, OPERAND_KEY, "vllm");
-    deployment d = dep("vllm", NULL, "bfloat16");
+    store(f, &v, 1, OPERAND_KEY, ENGINE_VLLM);
+    deployment d = dep(ENGINE_VLLM, NULL, "bfloat16");
     finding_list *l = run1(f, &d, 1, false);
     ck_assert_uint_eq(count_rule(l, "KV009"), 1);
     ck_assert_uint_eq(count_rule(l, "KV010"), 1);
@@ -609,8 +609,8 @@ START_TEST(unmodelled_dtype_is_a_note)
 {
     file_facts *f = file_facts_new("m.py");
     kv_value v = sentinel(-1e9, "-1e9", 12);
-    store(f, &v, 1, OPERAND_KEY, "vllm");
-    deployment d = dep("vllm", "fp8_inc", "bfloat16");
+    store(f, &v, 1, OPERAND_KEY, ENGINE_VLLM);
+    deployment d = dep(ENGINE_VLLM, "fp8_inc", "bfloat16");
     finding_list *l = run1(f, &d, 1, false);
     ck_assert_uint_eq(l->v.n, 1);
     ck_assert_msg(strstr(first_of(l, "KV010")->message, "kvlint does not model fp8_inc"), "%s", l->v.v[0].message);
@@ -625,10 +625,10 @@ START_TEST(once_per_site_deployments_listed)
 {
     file_facts *f = file_facts_new("m.py");
     kv_value v[2] = { sentinel(-1e9, "-1e9", 12), sentinel(-10000.0, "-10000.0", 5) };
-    store(f, v, 2, OPERAND_KEY, "vllm");
-    store(f, v, 1, OPERAND_KEY, "vllm");   /* the same value through the same sink twice */
+    store(f, v, 2, OPERAND_KEY, ENGINE_VLLM);
+    store(f, v, 1, OPERAND_KEY, ENGINE_VLLM);   /* the same value through the same sink twice */
     f->stores.v[1].loc = f->stores.v[0].loc;
-    deployment d[2] = { dep("vllm", "fp8_e5m2", "bfloat16"), dep("vllm", "fp8_e5m2", "bfloat16") };
+    deployment d[2] = { dep(ENGINE_VLLM, "fp8_e5m2", "bfloat16"), dep(ENGINE_VLLM, "fp8_e5m2", "bfloat16") };
     d[1].name = "deploy/other.yaml:1";
     d[1].kv.how = "what-if --kv-cache-dtype";
     d[1].kv.decl = NULL;
@@ -658,12 +658,12 @@ START_TEST(suppressions)
 {
     file_facts *f = file_facts_new("m.py");
     kv_value v = sentinel(-1e9, "-1e9", 12);
-    store(f, &v, 1, OPERAND_KEY, "vllm");
+    store(f, &v, 1, OPERAND_KEY, ENGINE_VLLM);
     static const char *const ids[] = { "KV001", NULL };
     static const char *const other[] = { "KV003", NULL };
     ARENA_PUSH(f->arena, f->suppressions, ((suppression){ .line = 12, .col = 30, .ids = ids, .reason = "r" }));
     ARENA_PUSH(f->arena, f->suppressions, ((suppression){ .line = 20, .col = 3, .ids = other }));
-    deployment d = dep("vllm", "fp8_e5m2", "bfloat16");
+    deployment d = dep(ENGINE_VLLM, "fp8_e5m2", "bfloat16");
     finding_list *l = run1(f, &d, 1, false);
     ck_assert_uint_eq(l->v.n, 0);
     ck_assert_uint_eq(l->suppressed, 1);
@@ -681,8 +681,8 @@ START_TEST(select_and_ignore)
 {
     file_facts *f = file_facts_new("m.py");
     kv_value v = sentinel(-1e9, "-1e9", 12);
-    store(f, &v, 1, OPERAND_KEY, "vllm");
-    deployment d = dep("vllm", "fp8_e5m2", "bfloat16");
+    store(f, &v, 1, OPERAND_KEY, ENGINE_VLLM);
+    deployment d = dep(ENGINE_VLLM, "fp8_e5m2", "bfloat16");
     deployment_set ds = { .v = &d, .n = 1 };
     const char *ign[] = { "sentinel-overflow", NULL };
     eval_options eo = { .ignore = ign };
@@ -716,7 +716,7 @@ START_TEST(reporters_escape_and_shape)
 {
     const char *path = "odd,dir:x/deploy 1.yaml";
     file_facts *f = file_facts_new(path);
-    dtype_decl bad = { .key = DECL_KV_CACHE_DTYPE, .engine = "vllm", .dtype = KVN_DTYPE_INVALID, .raw = "fp9%",
+    dtype_decl bad = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .dtype = KVN_DTYPE_INVALID, .raw = "fp9%",
                        .carrier = "k8s-args", .loc = { path, 20, 15, 20, 19 } };
     ARENA_PUSH(f->arena, f->decls, bad);
     finding_list *l = run1(f, NULL, 0, false);
@@ -750,8 +750,8 @@ START_TEST(fingerprints_unique_and_line_free)
     file_facts *f = file_facts_new("m.py");
     /* two sites whose hashed text is the same (no source on disk: every line reads empty) */
     kv_value v[2] = { sentinel(-1e9, "-1e9", 12), sentinel(-1e9, "-1e9", 19) };
-    store(f, v, 2, OPERAND_KEY, "vllm");
-    deployment d = dep("vllm", "fp8_e5m2", "bfloat16");
+    store(f, v, 2, OPERAND_KEY, ENGINE_VLLM);
+    deployment d = dep(ENGINE_VLLM, "fp8_e5m2", "bfloat16");
     finding_list *l = run1(f, &d, 1, false);
     ck_assert_uint_eq(l->v.n, 2);
     source_cache *sc = source_cache_new();

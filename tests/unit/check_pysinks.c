@@ -97,7 +97,7 @@ START_TEST(malformed_lines)
     ck_assert_str_eq(st->sinks.v[0].name, "ok_first");
     const py_sink *last = &st->sinks.v[1];
     ck_assert_str_eq(last->name, "ok_last");
-    ck_assert(last->varargs && last->varkw && last->kv && !last->engine);
+    ck_assert(last->varargs && last->varkw && last->kv && last->engine == ENGINE_NONE);
     ck_assert_int_eq(last->value_pos, -1);  /* keyword-only */
     ck_assert_str_eq(last->value_kw, "v");
     ck_assert(py_is_cache_name(st, "k_cache", 7));

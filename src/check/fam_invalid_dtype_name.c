@@ -28,7 +28,7 @@ static void run(ectx *c)
             ev_var(&vs, "dtype", dd->key == DECL_KV_CACHE_DTYPE ? "KV-cache dtype" : "model dtype");
             const char *engine = engine_name(dd->engine);
             ev_var(&vs, "declared", arena_printf(a, "%s%s%s", engine ? engine : "", engine ? " " : "",
-                                                  dd->carrier ? dd->carrier : "config"));
+                                                  carrier_name(dd->carrier)));
             ev_var(&vs, "valid", kvn_dtype_valid_names());
             char near[64];
             kvn_dtype_nearest(dd->raw, near, sizeof near);
@@ -47,7 +47,7 @@ static void example(const rule *r, file_facts *f, deployment *d)
     (void)d;
     const char *raw = r->example.value ? r->example.value : "fp8e4m3";
     dtype_decl dd = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .dtype = kvn_dtype_parse(raw, false),
-                      .raw = raw, .carrier = "cli", .loc = ex_loc() };
+                      .raw = raw, .carrier = CARRIER_CLI, .loc = ex_loc() };
     ARENA_PUSH(f->arena, f->decls, dd);
 }
 

@@ -221,7 +221,7 @@ static void print_text(const session *s)
                 continue;
             printf("%s:%u:%u: %s %s = %s (%s, %s)\n", x->loc.path, x->loc.line, x->loc.col,
                    engine_label(x->engine), decl_key_name(x->key), x->raw ? x->raw : "",
-                   x->carrier ? x->carrier : "?",
+                   carrier_name(x->carrier),
                    x->key == DECL_KV_CACHE_DTYPE || x->key == DECL_MODEL_DTYPE || x->key == DECL_KV_SCHEME
                        ? kvn_dtype_name(x->dtype) : "-");
         }

@@ -180,7 +180,7 @@ kv_loc cfg_loc(const cfg_ctx *c, const cfg_word *w, size_t index)
 }
 
 static dtype_decl *new_decl(cfg_ctx *c, decl_key key, const cfg_word *value, kv_engine engine,
-                            const char *carrier, int group)
+                            kv_carrier carrier, int group)
 {
     dtype_decl d = {
         .key = key,
@@ -196,7 +196,7 @@ static dtype_decl *new_decl(cfg_ctx *c, decl_key key, const cfg_word *value, kv_
 }
 
 dtype_decl *cfg_emit_dtype(cfg_ctx *c, decl_key key, const cfg_word *value, kv_engine engine,
-                           const char *carrier, int group)
+                           kv_carrier carrier, int group)
 {
     dtype_decl *d = new_decl(c, key, value, engine, carrier, group);
     if (value->var)
@@ -207,7 +207,7 @@ dtype_decl *cfg_emit_dtype(cfg_ctx *c, decl_key key, const cfg_word *value, kv_e
 }
 
 void cfg_emit_number(cfg_ctx *c, decl_key key, const char *range_name, double number, const cfg_word *value,
-                     kv_engine engine, const char *carrier, int group)
+                     kv_engine engine, kv_carrier carrier, int group)
 {
     dtype_decl *d = new_decl(c, key, value, engine, carrier, group);
     d->number = number;
@@ -223,7 +223,7 @@ static bool parse_bool(const char *s, double *out)
     return false;
 }
 
-void cfg_emit(cfg_ctx *c, const cfg_option *opt, const cfg_word *value, kv_engine engine, const char *carrier,
+void cfg_emit(cfg_ctx *c, const cfg_option *opt, const cfg_word *value, kv_engine engine, kv_carrier carrier,
               int group)
 {
     double x;
@@ -264,7 +264,7 @@ static const char *flag_name(const char *t, char *buf, size_t cap)
     return eq;
 }
 
-void cfg_argv_decls(cfg_ctx *c, const cfg_word *w, size_t n, kv_engine engine, const char *carrier, int group)
+void cfg_argv_decls(cfg_ctx *c, const cfg_word *w, size_t n, kv_engine engine, kv_carrier carrier, int group)
 {
     for (size_t i = 0; i < n; i++) {
         const char *t = w[i].text;
@@ -301,7 +301,7 @@ void cfg_argv_decls(cfg_ctx *c, const cfg_word *w, size_t n, kv_engine engine, c
     }
 }
 
-void cfg_finish_group(cfg_ctx *c, int group, kv_engine engine, const char *carrier, size_t where)
+void cfg_finish_group(cfg_ctx *c, int group, kv_engine engine, kv_carrier carrier, size_t where)
 {
     /* Groups are numbered in emission order, so the group's declarations are all after the first
      * declaration of a smaller group when scanning back: the scan stays within this unit. */
@@ -325,7 +325,7 @@ void cfg_finish_group(cfg_ctx *c, int group, kv_engine engine, const char *carri
     d->dtype = kvn_dtype_parse("auto", false);
 }
 
-void cfg_platform(cfg_ctx *c, size_t where, kv_engine engine, const char *carrier, int group,
+void cfg_platform(cfg_ctx *c, size_t where, kv_engine engine, kv_carrier carrier, int group,
                   const char *platform)
 {
     cfg_word at = { platform, where, false, false };
@@ -395,7 +395,7 @@ static cfg_word word_of(const sh_word *w)
     return (cfg_word){ w->text, w->off + (size_t)(w->shift > 0 ? w->shift : 0), w->shift >= 0, w->var };
 }
 
-int cfg_shell_text(cfg_ctx *c, const char *text, size_t len, size_t off, int flags, const char *carrier,
+int cfg_shell_text(cfg_ctx *c, const char *text, size_t len, size_t off, int flags, kv_carrier carrier,
                    kv_engine engine_hint, int bare_group)
 {
     sh_cmds cmds = {0};

@@ -52,20 +52,20 @@ const cfg_option *cfg_option_find(const char *name, kv_engine engine);
  * python -m sglang.launch_server, trtllm-serve, a vllm/vllm-openai image), or -1. */
 long cfg_serving_start(const cfg_word *w, size_t n, kv_engine *engine);
 /* Read flags from w[0..n): each known option becomes a dtype_decl in group. */
-void cfg_argv_decls(cfg_ctx *c, const cfg_word *w, size_t n, kv_engine engine, const char *carrier, int group);
+void cfg_argv_decls(cfg_ctx *c, const cfg_word *w, size_t n, kv_engine engine, kv_carrier carrier, int group);
 /* Record opt = value (a config-file key or a flag's value). */
-void cfg_emit(cfg_ctx *c, const cfg_option *opt, const cfg_word *value, kv_engine engine, const char *carrier,
+void cfg_emit(cfg_ctx *c, const cfg_option *opt, const cfg_word *value, kv_engine engine, kv_carrier carrier,
               int group);
-dtype_decl *cfg_emit_dtype(cfg_ctx *c, decl_key key, const cfg_word *value, kv_engine engine, const char *carrier,
+dtype_decl *cfg_emit_dtype(cfg_ctx *c, decl_key key, const cfg_word *value, kv_engine engine, kv_carrier carrier,
                     int group);
 void cfg_emit_number(cfg_ctx *c, decl_key key, const char *range_name, double number, const cfg_word *value,
-                     kv_engine engine, const char *carrier, int group);
+                     kv_engine engine, kv_carrier carrier, int group);
 /* If group declares no KV-cache dtype, record the engine's default (`auto`) at where. */
-void cfg_finish_group(cfg_ctx *c, int group, kv_engine engine, const char *carrier, size_t where);
+void cfg_finish_group(cfg_ctx *c, int group, kv_engine engine, kv_carrier carrier, size_t where);
 kv_loc cfg_loc(const cfg_ctx *c, const cfg_word *w, size_t index);
 /* Record that group runs on platform ("rocm", "cpu", "cuda-sm75": numerics kvn_platform names), as
  * the server image or the node it is scheduled on says at offset where. */
-void cfg_platform(cfg_ctx *c, size_t where, kv_engine engine, const char *carrier, int group,
+void cfg_platform(cfg_ctx *c, size_t where, kv_engine engine, kv_carrier carrier, int group,
                   const char *platform);
 /* The platform a server image names: "rocm" (rocm/vllm, vllm/vllm-openai-rocm, ...-rocm...), "cpu"
  * (a `cpu` word: vllm-cpu-release-repo, vllm/vllm-openai-cpu, ...:cpu), else NULL. */
@@ -87,7 +87,7 @@ bool cfg_range_number(cfg_ctx *c, const cfg_word *w, const char *name, double *o
  * group. With bare_group >= 0, commands that start no server are read as bare arguments of
  * engine_hint into bare_group (KServe VLLM_ADDITIONAL_ARGS, Helm extraArgs). Returns the first
  * group used, or -1. */
-int cfg_shell_text(cfg_ctx *c, const char *text, size_t len, size_t off, int flags, const char *carrier,
+int cfg_shell_text(cfg_ctx *c, const char *text, size_t len, size_t off, int flags, kv_carrier carrier,
                    kv_engine engine_hint, int bare_group);
 
 /* ---- cfg_yaml.c / cfg_text.c ---- */

@@ -69,7 +69,7 @@ static kv_engine args_engine(const env_var *v)
 
 /* v's arguments into *group (a new deployment when it is -1); a value holding a whole serving
  * command is read as one. */
-static void env_assign(cfg_ctx *c, int *group, const env_var *v, const char *carrier)
+static void env_assign(cfg_ctx *c, int *group, const env_var *v, kv_carrier carrier)
 {
     size_t len = strlen(v->value);
     int detached = v->exact ? 0 : SH_DETACHED;
@@ -192,7 +192,7 @@ void cfg_analyze_env(cfg_ctx *c, const char *data, size_t len)
     env_vars vars = {0};
     env_lines(c, data, len, 0, &vars);
     for (size_t i = 0; i < vars.n; i++)
-        env_assign(c, group_of(&g, args_engine(&vars.v[i])), &vars.v[i], "env-file");
+        env_assign(c, group_of(&g, args_engine(&vars.v[i])), &vars.v[i], CARRIER_ENV_FILE);
 }
 
 /* End of the logical unit-file line starting at i (a backslash at the line end continues it). */
@@ -271,15 +271,15 @@ void cfg_analyze_unit(cfg_ctx *c, const char *s, size_t len)
     for (size_t j = 0; j < starts.n; j++) {
         size_t k = starts.v[j], end = unit_line_end(s, k, len);
         k += strspn(s + k, "-@:+!");
-        int group = cfg_shell_text(c, s + k, end - k, k, 0, "systemd", ENGINE_NONE, -1);
+        int group = cfg_shell_text(c, s + k, end - k, k, 0, CARRIER_SYSTEMD, ENGINE_NONE, -1);
         for (size_t i = 0; group >= 0 && i < vars.n; i++)
             if (!joined[i] && args_engine(&vars.v[i]) != ENGINE_NONE && uses_var(s + k, end - k, vars.v[i].name)) {
-                env_assign(c, &group, &vars.v[i], "systemd");
+                env_assign(c, &group, &vars.v[i], CARRIER_SYSTEMD);
                 joined[i] = true;
             }
     }
     env_groups g = { -1, -1, -1 };
     for (size_t i = 0; i < vars.n; i++)
         if (!joined[i])
-            env_assign(c, group_of(&g, args_engine(&vars.v[i])), &vars.v[i], "systemd");
+            env_assign(c, group_of(&g, args_engine(&vars.v[i])), &vars.v[i], CARRIER_SYSTEMD);
 }

@@ -19,7 +19,7 @@
 
 void cfg_analyze_shell(cfg_ctx *c, const char *data, size_t len)
 {
-    cfg_shell_text(c, data, len, 0, 0, "cli", ENGINE_NONE, -1);
+    cfg_shell_text(c, data, len, 0, 0, CARRIER_CLI, ENGINE_NONE, -1);
 }
 
 /* ---- Dockerfile ---- */
@@ -143,9 +143,9 @@ static int docker_run(cfg_ctx *c, const char *s, const docker_form *entry, const
                       kv_engine image_engine)
 {
     if (entry->present && !entry->exec)
-        return cfg_shell_text(c, s + entry->from, entry->to - entry->from, entry->from, 0, "dockerfile", ENGINE_NONE, -1);
+        return cfg_shell_text(c, s + entry->from, entry->to - entry->from, entry->from, 0, CARRIER_DOCKERFILE, ENGINE_NONE, -1);
     if (!entry->present && cmd->present && !cmd->exec)
-        return cfg_shell_text(c, s + cmd->from, cmd->to - cmd->from, cmd->from, 0, "dockerfile", ENGINE_NONE, -1);
+        return cfg_shell_text(c, s + cmd->from, cmd->to - cmd->from, cmd->from, 0, CARRIER_DOCKERFILE, ENGINE_NONE, -1);
     size_t n = (entry->present ? entry->words.n : 0) + (cmd->present && cmd->exec ? cmd->words.n : 0);
     cfg_word *w = arena_alloc(c->a, (n + 1) * sizeof *w);
     size_t k = 0;
@@ -162,8 +162,8 @@ static int docker_run(cfg_ctx *c, const char *s, const docker_form *entry, const
     if (script >= 0) {
         const cfg_word *sw = &w[script];
         if (sw->exact)
-            return cfg_shell_text(c, s + sw->off, strlen(sw->text), sw->off, 0, "dockerfile", ENGINE_NONE, -1);
-        return cfg_shell_text(c, sw->text, strlen(sw->text), sw->off, SH_DETACHED, "dockerfile", ENGINE_NONE, -1);
+            return cfg_shell_text(c, s + sw->off, strlen(sw->text), sw->off, 0, CARRIER_DOCKERFILE, ENGINE_NONE, -1);
+        return cfg_shell_text(c, sw->text, strlen(sw->text), sw->off, SH_DETACHED, CARRIER_DOCKERFILE, ENGINE_NONE, -1);
     }
     kv_engine engine = image_engine;
     long start = cfg_serving_start(w, n, &engine);
@@ -172,8 +172,8 @@ static int docker_run(cfg_ctx *c, const char *s, const docker_form *entry, const
     if (start < 0)
         return -1;
     int group = c->next_group++;
-    cfg_argv_decls(c, w + start, n - (size_t)start, engine, "dockerfile", group);
-    cfg_finish_group(c, group, engine, "dockerfile", w[start > 0 ? start - 1 : 0].off);
+    cfg_argv_decls(c, w + start, n - (size_t)start, engine, CARRIER_DOCKERFILE, group);
+    cfg_finish_group(c, group, engine, CARRIER_DOCKERFILE, w[start > 0 ? start - 1 : 0].off);
     return group;
 }
 
@@ -214,7 +214,7 @@ void cfg_analyze_dockerfile(cfg_ctx *c, const char *s, size_t len)
     if (group >= 0 && image.platform) {
         for (size_t i = c->out->decls.n; i-- > 0;) /* the engine of the started server */
             if (c->out->decls.v[i].group == group) {
-                cfg_platform(c, image.off, c->out->decls.v[i].engine, "dockerfile", group, image.platform);
+                cfg_platform(c, image.off, c->out->decls.v[i].engine, CARRIER_DOCKERFILE, group, image.platform);
                 break;
             }
     }

@@ -30,7 +30,7 @@ typedef struct yw {
     cfg_ctx *c;
     const ystream *st;
     ywalk walk;
-    const char *carrier;   /* of the current document: "k8s-args", "compose", "ci", "yaml" */
+    kv_carrier carrier;    /* of the current document: CARRIER_K8S_ARGS, _COMPOSE, _CI, _HELM_VALUES, _YAML */
     bool *walked;          /* by ynode.anchor: an anchored node is read once, however many aliases */
     const char *node_platform; /* the pod's nodeSelector names a platform ("cuda-sm75"), or NULL */
     size_t node_off;       /* where it does */
@@ -94,7 +94,7 @@ static cfg_word yword(yw *y, const ynode *n)
 }
 
 /* Split a string node as shell text: where it is written when that is faithful, else detached. */
-static int shell_node(yw *y, const ynode *n, const char *carrier, kv_engine hint, int bare_group, int extra)
+static int shell_node(yw *y, const ynode *n, kv_carrier carrier, kv_engine hint, int bare_group, int extra)
 {
     const ysrc *s = &y->st->src;
     size_t from = ytree_pos(s, n->start).off, to = ytree_pos(s, n->end).off;
@@ -133,7 +133,7 @@ static bool mentions_server(const char *s)
 
 /* ---- checkpoint and engine config files ---- */
 
-static void emit_scalar_dtype(yw *y, decl_key key, const ynode *v, kv_engine engine, const char *carrier,
+static void emit_scalar_dtype(yw *y, decl_key key, const ynode *v, kv_engine engine, kv_carrier carrier,
                               int group)
 {
     if (is_null(v))
@@ -142,7 +142,7 @@ static void emit_scalar_dtype(yw *y, decl_key key, const ynode *v, kv_engine eng
     cfg_emit_dtype(y->c, key, &w, engine, carrier, group);
 }
 
-static void emit_range(yw *y, const char *name, const ynode *v, kv_engine engine, const char *carrier, int group)
+static void emit_range(yw *y, const char *name, const ynode *v, kv_engine engine, kv_carrier carrier, int group)
 {
     double x;
     if (is_null(v))
@@ -165,7 +165,7 @@ static void kv_cache_scheme(yw *y, const ynode *scheme, int group)
         name = !strcmp(type, "float") ? "fp8_e4m3" : !strcmp(type, "int") ? "int8" : NULL;
     ypos p = ytree_pos(&y->st->src, scheme->start);
     cfg_word w = { name ? name : "unknown", p.off, false, false };
-    dtype_decl *d = cfg_emit_dtype(y->c, DECL_KV_SCHEME, &w, ENGINE_HF, "hf-config", group);
+    dtype_decl *d = cfg_emit_dtype(y->c, DECL_KV_SCHEME, &w, ENGINE_HF, CARRIER_HF_CONFIG, group);
     d->raw = arena_printf(y->c->out->arena, "{type: %s, num_bits: %s}", type ? type : "?", bits ? bits : "?");
     if (!name)
         d->dtype = KVN_DTYPE_INVALID;
@@ -191,7 +191,7 @@ static void checkpoint_fields(yw *y, const ynode *m, const ynode *top, int group
         if (end == v->val || *end || !isfinite(x))
             continue; /* true, false, a string */
         cfg_word w = yword(y, v);
-        cfg_emit_number(y->c, DECL_CKPT_FIELD, k, x, &w, ENGINE_HF, "hf-config", group);
+        cfg_emit_number(y->c, DECL_CKPT_FIELD, k, x, &w, ENGINE_HF, CARRIER_HF_CONFIG, group);
     }
 }
 
@@ -206,17 +206,17 @@ static void hf_config(yw *y, const ynode *root)
         dt = get(y, text, "torch_dtype");
     if (is_null(dt) && text)
         dt = get(y, text, "dtype");
-    emit_scalar_dtype(y, DECL_MODEL_DTYPE, dt, ENGINE_HF, "hf-config", group);
+    emit_scalar_dtype(y, DECL_MODEL_DTYPE, dt, ENGINE_HF, CARRIER_HF_CONFIG, group);
     const ynode *q = get(y, root, "quantization_config");
     if (q && q->kind == YN_MAP) {
         kv_cache_scheme(y, get(y, q, "kv_cache_scheme"), group);
-        emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), ENGINE_MODELOPT, "hf-config", group);
+        emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), ENGINE_MODELOPT, CARRIER_HF_CONFIG, group);
     }
     for (size_t i = 0; checkpoint_ranges[i]; i++) {
         const ynode *v = get(y, root, checkpoint_ranges[i]);
         if (is_null(v) && text)
             v = get(y, text, checkpoint_ranges[i]);
-        emit_range(y, checkpoint_ranges[i], v, ENGINE_HF, "hf-config", group);
+        emit_range(y, checkpoint_ranges[i], v, ENGINE_HF, CARRIER_HF_CONFIG, group);
     }
     checkpoint_fields(y, root, NULL, group);
     if (text && text->kind == YN_MAP)
@@ -227,30 +227,30 @@ static void modelopt_config(yw *y, const ynode *root)
 {
     int group = y->c->next_group++;
     const ynode *q = get(y, root, "quantization");
-    emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), ENGINE_MODELOPT, "modelopt", group);
+    emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), ENGINE_MODELOPT, CARRIER_MODELOPT, group);
 }
 
 static void trtllm_checkpoint(yw *y, const ynode *root, const ynode *build)
 {
     int group = y->c->next_group++;
     if (build && build->kind == YN_MAP)
-        emit_range(y, "max_seq_len", get(y, build, "max_seq_len"), ENGINE_TRTLLM, "trtllm-checkpoint", group);
-    emit_scalar_dtype(y, DECL_MODEL_DTYPE, get(y, root, "dtype"), ENGINE_TRTLLM, "trtllm-checkpoint", group);
+        emit_range(y, "max_seq_len", get(y, build, "max_seq_len"), ENGINE_TRTLLM, CARRIER_TRTLLM_CHECKPOINT, group);
+    emit_scalar_dtype(y, DECL_MODEL_DTYPE, get(y, root, "dtype"), ENGINE_TRTLLM, CARRIER_TRTLLM_CHECKPOINT, group);
     const ynode *q = get(y, root, "quantization");
-    emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), ENGINE_TRTLLM, "trtllm-checkpoint", group);
+    emit_scalar_dtype(y, DECL_KV_SCHEME, get(y, q, "kv_cache_quant_algo"), ENGINE_TRTLLM, CARRIER_TRTLLM_CHECKPOINT, group);
     emit_range(y, "max_position_embeddings", get(y, root, "max_position_embeddings"), ENGINE_TRTLLM,
-               "trtllm-checkpoint", group);
-    emit_range(y, "vocab_size", get(y, root, "vocab_size"), ENGINE_TRTLLM, "trtllm-checkpoint", group);
+               CARRIER_TRTLLM_CHECKPOINT, group);
+    emit_range(y, "vocab_size", get(y, root, "vocab_size"), ENGINE_TRTLLM, CARRIER_TRTLLM_CHECKPOINT, group);
 }
 
 static void trtllm_options(yw *y, const ynode *root)
 {
     int group = y->c->next_group++;
-    emit_scalar_dtype(y, DECL_MODEL_DTYPE, get(y, root, "dtype"), ENGINE_TRTLLM, "trtllm-options", group);
+    emit_scalar_dtype(y, DECL_MODEL_DTYPE, get(y, root, "dtype"), ENGINE_TRTLLM, CARRIER_TRTLLM_OPTIONS, group);
     emit_scalar_dtype(y, DECL_KV_CACHE_DTYPE, get(y, get(y, root, "kv_cache_config"), "dtype"), ENGINE_TRTLLM,
-                      "trtllm-options", group);
-    emit_range(y, "max_seq_len", get(y, root, "max_seq_len"), ENGINE_TRTLLM, "trtllm-options", group);
-    cfg_finish_group(y->c, group, ENGINE_TRTLLM, "trtllm-options", ytree_pos(&y->st->src, root->start).off);
+                      CARRIER_TRTLLM_OPTIONS, group);
+    emit_range(y, "max_seq_len", get(y, root, "max_seq_len"), ENGINE_TRTLLM, CARRIER_TRTLLM_OPTIONS, group);
+    cfg_finish_group(y->c, group, ENGINE_TRTLLM, CARRIER_TRTLLM_OPTIONS, ytree_pos(&y->st->src, root->start).off);
 }
 
 static void normalise_key(const char *k, char *buf, size_t cap)
@@ -303,7 +303,7 @@ static kv_engine server_config_engine(const ynode *root, bool named)
 
 /* Every key of map that names an engine option (`kv_cache_dtype`, `max-model-len`, ...) as a
  * declaration of group: a `--config` file's top level, a Ray Serve LLM config's engine_kwargs. */
-static void option_map(yw *y, const ynode *root, kv_engine engine, const char *carrier, int group)
+static void option_map(yw *y, const ynode *root, kv_engine engine, kv_carrier carrier, int group)
 {
     for (size_t i = 0; i + 1 < root->nkids; i += 2) {
         const char *k = yscalar(root->kids[i]);
@@ -339,8 +339,8 @@ static void option_map(yw *y, const ynode *root, kv_engine engine, const char *c
 static void server_config(yw *y, const ynode *root, kv_engine engine)
 {
     int group = y->c->next_group++;
-    option_map(y, root, engine, "vllm-config", group);
-    cfg_finish_group(y->c, group, engine, "vllm-config", ytree_pos(&y->st->src, root->start).off);
+    option_map(y, root, engine, CARRIER_VLLM_CONFIG, group);
+    cfg_finish_group(y->c, group, engine, CARRIER_VLLM_CONFIG, ytree_pos(&y->st->src, root->start).off);
 }
 
 /* A Ray Serve LLM config (ray.serve.llm.LLMConfig as YAML: an item of `llm_configs:` in a Serve
@@ -363,13 +363,13 @@ static void ray_llm_config(yw *y, const ynode *m)
     kv_engine engine = cls && (strstr(cls, "SGLang") || strstr(cls, "sglang")) ? ENGINE_SGLANG : ENGINE_VLLM;
     const ynode *kw = get(y, m, "engine_kwargs");
     if (kw && kw->kind == YN_MAP)
-        option_map(y, kw, engine, "ray-serve", group);
+        option_map(y, kw, engine, CARRIER_RAY_SERVE, group);
     /* accelerator_type is where Ray places the replicas: a T4 or V100 has no bfloat16 */
     const ynode *acc = deref(y, get(y, m, "accelerator_type"));
     const char *p = cfg_ray_accelerator_platform(yscalar(acc));
     if (p)
-        cfg_platform(y->c, yword(y, acc).off, engine, "ray-serve", group, p);
-    cfg_finish_group(y->c, group, engine, "ray-serve", ytree_pos(&y->st->src, m->start).off);
+        cfg_platform(y->c, yword(y, acc).off, engine, CARRIER_RAY_SERVE, group, p);
+    cfg_finish_group(y->c, group, engine, CARRIER_RAY_SERVE, ytree_pos(&y->st->src, m->start).off);
 }
 
 /* ---- generic documents: containers, Helm values, command strings ---- */
@@ -423,8 +423,8 @@ static int env_var(yw *y, const char *name, const ynode *v, kv_engine hint, int 
     if (group < 0)
         group = y->c->next_group++;
     int comma = !strchr(v->val, ' ') && strchr(v->val, ',') ? SH_COMMA_IS_SPACE : 0;
-    shell_node(y, v, "env", engine, group, comma);
-    cfg_finish_group(y->c, group, engine, "env", yword(y, v).off);
+    shell_node(y, v, CARRIER_ENV, engine, group, comma);
+    cfg_finish_group(y->c, group, engine, CARRIER_ENV, yword(y, v).off);
     return group;
 }
 
@@ -444,10 +444,10 @@ static int env_item(yw *y, const ynode *item, kv_engine hint, int group)
     size_t k = (size_t)(eq + 1 - item->val);
     int comma = !strchr(eq + 1, ' ') && strchr(eq + 1, ',') ? SH_COMMA_IS_SPACE : 0;
     if (w.exact)
-        cfg_shell_text(y->c, y->st->src.data + w.off + k, item->len - k, w.off + k, comma, "env", engine, group);
+        cfg_shell_text(y->c, y->st->src.data + w.off + k, item->len - k, w.off + k, comma, CARRIER_ENV, engine, group);
     else
-        cfg_shell_text(y->c, eq + 1, item->len - k, w.off, comma | SH_DETACHED, "env", engine, group);
-    cfg_finish_group(y->c, group, engine, "env", w.off);
+        cfg_shell_text(y->c, eq + 1, item->len - k, w.off, comma | SH_DETACHED, CARRIER_ENV, engine, group);
+    cfg_finish_group(y->c, group, engine, CARRIER_ENV, w.off);
     return group;
 }
 
@@ -491,8 +491,8 @@ static int env_files(yw *y, const ynode *ef, kv_engine hint, int group)
                 group = y->c->next_group++;
             int comma = !strchr(values[k], ' ') && strchr(values[k], ',') ? SH_COMMA_IS_SPACE : 0;
             size_t off = yword(y, it).off;
-            cfg_shell_text(y->c, values[k], strlen(values[k]), off, comma | SH_DETACHED, "env-file", engine, group);
-            cfg_finish_group(y->c, group, engine, "env-file", off);
+            cfg_shell_text(y->c, values[k], strlen(values[k]), off, comma | SH_DETACHED, CARRIER_ENV_FILE, engine, group);
+            cfg_finish_group(y->c, group, engine, CARRIER_ENV_FILE, off);
         }
     }
     return group;
@@ -540,7 +540,7 @@ static const char *selector_platform(yw *y, const ynode *sel, size_t *off)
  * the group, or -1 when the entrypoint starts no server (then the parts are read one by one). */
 static int entrypoint_and_command(yw *y, const ynode *entry, const ynode *cmd, kv_engine hint)
 {
-    const char *carrier = y->carrier;
+    kv_carrier carrier = y->carrier;
     kv_engine engine = hint;
     int group = -1;
     size_t where = 0;
@@ -587,9 +587,9 @@ static void container(yw *y, const ynode *m)
     const char *model_command = yscalar(get(y, m, "modelCommand"));
     if (model_command && !strcmp(model_command, "vllmServe"))
         hint = ENGINE_VLLM; /* llm-d ModelService chart: `vllm serve MODEL` + args, whatever the image */
-    const char *carrier = y->carrier;
+    kv_carrier carrier = y->carrier;
     /* Kubernetes: command replaces the image entrypoint, args its CMD; compose: entrypoint, command. */
-    bool compose = !strcmp(carrier, "compose");
+    bool compose = carrier == CARRIER_COMPOSE;
     const ynode *parts[2] = { get(y, m, compose ? "entrypoint" : "command"), get(y, m, compose ? "command" : "args") };
     bool bare_args = hint != ENGINE_NONE && !parts[0]; /* the image's own entrypoint is the server */
     int group = -1;
@@ -657,7 +657,7 @@ static void helm_keys(yw *y, const ynode *m, int group)
         const ynode *v = get(y, m, keys[i].key);
         if (v && v->kind == YN_SCALAR && !is_null(v)) {
             cfg_word w = yword(y, v);
-            cfg_emit(y->c, cfg_option_find(keys[i].option, ENGINE_VLLM), &w, ENGINE_VLLM, "helm-values", group);
+            cfg_emit(y->c, cfg_option_find(keys[i].option, ENGINE_VLLM), &w, ENGINE_VLLM, CARRIER_HELM_VALUES, group);
         }
     }
 }
@@ -685,11 +685,11 @@ static void helm_vllm_config(yw *y, const ynode *cfgmap, const ynode *parent)
         cfg_word *w = arena_alloc(y->c->a, (extra->nkids + 1) * sizeof *w);
         const ynode **nodes = arena_alloc(y->c->a, (extra->nkids + 1) * sizeof *nodes);
         size_t n = seq_words(y, extra, w, nodes, 0);
-        cfg_argv_decls(y->c, w, n, ENGINE_VLLM, "helm-values", group);
+        cfg_argv_decls(y->c, w, n, ENGINE_VLLM, CARRIER_HELM_VALUES, group);
     } else if (extra && extra->kind == YN_SCALAR) {
-        shell_node(y, extra, "helm-values", ENGINE_VLLM, group, 0);
+        shell_node(y, extra, CARRIER_HELM_VALUES, ENGINE_VLLM, group, 0);
     }
-    cfg_finish_group(y->c, group, ENGINE_VLLM, "helm-values", ytree_pos(&y->st->src, cfgmap->start).off);
+    cfg_finish_group(y->c, group, ENGINE_VLLM, CARRIER_HELM_VALUES, ytree_pos(&y->st->src, cfgmap->start).off);
 }
 
 /* Keys whose values are prose for people (OpenAPI descriptions, GitHub issue forms' `body`, chart
@@ -755,19 +755,19 @@ static void walk(yw *y, const ynode *n, int depth)
     }
 }
 
-static const char *doc_carrier(yw *y, const ynode *root)
+static kv_carrier doc_carrier(yw *y, const ynode *root)
 {
     if (root->kind != YN_MAP)
-        return "yaml";
+        return CARRIER_YAML;
     if (get(y, root, "apiVersion") && get(y, root, "kind"))
-        return "k8s-args";
+        return CARRIER_K8S_ARGS;
     if (get(y, root, "services"))
-        return "compose";
+        return CARRIER_COMPOSE;
     if (get(y, root, "jobs") || get(y, root, "steps") || get(y, root, "stages"))
-        return "ci";
+        return CARRIER_CI;
     if (get(y, root, "servingEngineSpec"))
-        return "helm-values";
-    return "yaml";
+        return CARRIER_HELM_VALUES;
+    return CARRIER_YAML;
 }
 
 static void analyze_doc(yw *y, const ynode *root)
@@ -810,7 +810,7 @@ static void analyze_doc(yw *y, const ynode *root)
         }
     }
     y->carrier = doc_carrier(y, root);
-    if (!strcmp(y->carrier, "compose"))
+    if (y->carrier == CARRIER_COMPOSE)
         cfg_compose_interpolate(y->c, (ynode *)root);
     walk(y, root, 0);
 }
@@ -818,7 +818,7 @@ static void analyze_doc(yw *y, const ynode *root)
 void cfg_analyze_yaml(cfg_ctx *c, const char *data, size_t len)
 {
     ystream *st = ytree_parse(c->path, data, len, c->a, &c->out->diags, DIAG_WARNING);
-    yw y = { .c = c, .st = st, .carrier = "yaml" };
+    yw y = { .c = c, .st = st, .carrier = CARRIER_YAML };
     y.walked = arena_zalloc(c->a, ((size_t)st->nanchored + 1) * sizeof *y.walked);
     c->src = &st->src;
     ywalk_init(&y.walk, st);

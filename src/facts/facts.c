@@ -57,6 +57,7 @@ KV_NAME_FN(decl_key_name, decl_key, KV_DECL_KEYS, "kv_cache_dtype")
 KV_NAME_FN(dref_kind_name, dref_kind, KV_DREF_KINDS, "unknown")
 KV_NAME_FN(value_sym_name, value_sym, KV_VALUE_SYMS, NULL)
 KV_NAME_FN(engine_name, kv_engine, KV_ENGINES, NULL)
+KV_NAME_FN(carrier_name, kv_carrier, KV_CARRIERS, "?")
 
 bool sink_family_parse(const char *name, sink_family *out)
 {

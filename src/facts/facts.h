@@ -274,6 +274,28 @@ typedef struct arith_fact {
 
 typedef enum decl_key { KV_DECL_KEYS(KV_ENUM_MEMBER) } decl_key;
 
+/* What carries a dtype declaration: the kind of file or text it is written in. */
+#define KV_CARRIERS(X)                                                                                 \
+    X(CARRIER_CLI, "cli")                             /* a shell script (.sh, .bash) */                  \
+    X(CARRIER_VLLM_CONFIG, "vllm-config")             /* a vllm serve / SGLang --config file */           \
+    X(CARRIER_K8S_ARGS, "k8s-args")                   /* a Kubernetes manifest's command and args */     \
+    X(CARRIER_HELM_VALUES, "helm-values")             /* Helm values (servingEngineSpec, vllm keys) */    \
+    X(CARRIER_RAY_SERVE, "ray-serve")                 /* a Ray Serve LLM config */                        \
+    X(CARRIER_COMPOSE, "compose")                     /* a compose service's entrypoint and command */   \
+    X(CARRIER_ENV, "env")                             /* a container's env: (VLLM_ARGS, ...) */           \
+    X(CARRIER_ENV_FILE, "env-file")                   /* a .env file or compose env_file: */              \
+    X(CARRIER_SYSTEMD, "systemd")                     /* a systemd unit */                                \
+    X(CARRIER_DOCKERFILE, "dockerfile")               /* a Dockerfile's ENTRYPOINT and CMD */             \
+    X(CARRIER_CI, "ci")                               /* a CI workflow (jobs:, steps:, stages:) */        \
+    X(CARRIER_YAML, "yaml")                           /* any other YAML or JSON document */               \
+    X(CARRIER_HF_CONFIG, "hf-config")                 /* a checkpoint's config.json */                    \
+    X(CARRIER_MODELOPT, "modelopt")                   /* a ModelOpt hf_quant_config.json */               \
+    X(CARRIER_TRTLLM_CHECKPOINT, "trtllm-checkpoint") /* a TensorRT-LLM checkpoint or engine config */    \
+    X(CARRIER_TRTLLM_OPTIONS, "trtllm-options")       /* trtllm-serve --extra_llm_api_options YAML */     \
+    X(CARRIER_PYTHON_CALL, "python-call")             /* LLM(...), sgl.Engine(...), set_default_dtype */
+
+typedef enum kv_carrier { KV_CARRIERS(KV_ENUM_MEMBER) } kv_carrier;
+
 typedef struct dtype_decl {
     decl_key key;
     kv_engine engine;      /* never ENGINE_NONE */
@@ -281,9 +303,7 @@ typedef struct dtype_decl {
     double number;         /* for KV_SCALES / ID_RANGE */
     const char *range_name;/* for ID_RANGE: "num_adapters", "max_model_len", "vocab_size", ... */
     const char *raw;       /* the spelling */
-    const char *carrier;   /* "cli", "vllm-config", "k8s-args", "helm-values", "ray-serve", "compose", "env",
-                              "env-file", "systemd", "hf-config", "modelopt", "trtllm-options", "python-call",
-                              "kvlint-config" */
+    kv_carrier carrier;
     kv_loc loc;            /* of the value itself */
     int group;             /* declarations with the same (path, group) belong to one deployment */
     const char *unresolved;/* why the value is not a literal the engine reads ("shell variable"), or NULL;
@@ -332,7 +352,8 @@ const char *decl_key_name(decl_key k);
 const char *dref_kind_name(dref_kind k);
 const char *value_sym_name(value_sym s);
 const char *engine_name(kv_engine e); /* NULL for ENGINE_NONE */
-const char *engine_label(kv_engine e); /* for messages: engine_name, "unknown" for ENGINE_NONE */
+const char *engine_label(kv_engine e);
+const char *carrier_name(kv_carrier c); /* for messages: engine_name, "unknown" for ENGINE_NONE */
 
 /* A dtype_ref's concrete dtype under a deployment's model and KV dtypes (KVN_DTYPE_INVALID if
  * DREF_UNKNOWN, or DREF_NONE which is float32). */

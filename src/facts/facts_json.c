@@ -198,7 +198,7 @@ void json_dtype_decl(json_writer *w, const dtype_decl *d)
         json_kv_string(w, "unresolved", d->unresolved);
     if (d->config_file)
         json_kv_string(w, "config_file", d->config_file);
-    json_kv_string(w, "carrier", d->carrier);
+    json_kv_string(w, "carrier", carrier_name(d->carrier));
     json_loc_fields(w, &d->loc);
     json_kv_int(w, "group", d->group);
     json_object_end(w);

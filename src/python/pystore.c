@@ -272,7 +272,7 @@ static void emit_decl(ev *e, kv_engine engine, const char *kw, decl_key key, con
     memset(&d, 0, sizeof d);
     d.key = key;
     d.engine = engine;
-    d.carrier = "python-call";
+    d.carrier = CARRIER_PYTHON_CALL;
     d.loc = pe_loc_of(e, at);
     d.group = group;
     d.dtype = KVN_DTYPE_INVALID;

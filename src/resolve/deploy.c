@@ -45,10 +45,9 @@ typedef struct resolver {
     size_t nread_fields;
 } resolver;
 
-static bool is_checkpoint_carrier(const char *carrier)
+static bool is_checkpoint_carrier(kv_carrier carrier)
 {
-    return carrier && (!strcmp(carrier, "hf-config") || !strcmp(carrier, "modelopt") ||
-                       !strcmp(carrier, "trtllm-checkpoint"));
+    return carrier == CARRIER_HF_CONFIG || carrier == CARRIER_MODELOPT || carrier == CARRIER_TRTLLM_CHECKPOINT;
 }
 
 static const char *dir_of(kv_arena *a, const char *path)
@@ -249,7 +248,7 @@ static resolved_dtype resolve_kv(resolver *r, bool rocm, const dtype_decl *kd, c
     if (ck && ck->kv_scheme) {
         if (ck->kv_scheme->dtype == KVN_DTYPE_INVALID)
             return rejected(r, ck->kv_scheme);
-        const char *how = !strcmp(ck->kv_scheme->carrier, "hf-config") && ck->kv_scheme->engine == ENGINE_HF
+        const char *how = ck->kv_scheme->carrier == CARRIER_HF_CONFIG && ck->kv_scheme->engine == ENGINE_HF
                               ? "auto: checkpoint kv_cache_scheme"
                               : "auto: checkpoint kv_cache_quant_algo";
         return (resolved_dtype){ on_platform(rocm, NULL, ck->kv_scheme->dtype), ck->kv_scheme, how, NULL };
@@ -336,7 +335,7 @@ static const char *script_scope(resolver *r, const char *path)
  * tensors; it configures no engine, so it is no deployment. */
 static bool not_a_deployment(const resolver *r, const file_facts *f, const dtype_decl *d)
 {
-    return d->carrier && !strcmp(d->carrier, "python-call") && d->engine == ENGINE_TORCH &&
+    return d->carrier == CARRIER_PYTHON_CALL && d->engine == ENGINE_TORCH &&
            path_is_script(f->path, r->root_len);
 }
 
@@ -365,7 +364,7 @@ typedef struct group_decls {
     const char *path;
     int group;
     kv_engine engine;
-    const char *carrier;
+    kv_carrier carrier;        /* of its first declaration */
     const dtype_decl *kv, *model, *scales, *skip, *first;
     const dtype_decl *platform;/* a platform declaration (a ROCm or CPU image, a T4 node) */
     ARENA_VEC(const dtype_decl *) ranges;
@@ -413,7 +412,7 @@ static void finish(resolver *r, const group_decls *g)
         d.loc = g->first->loc;
         d.scope = script_scope(r, g->path);
         d.name = arena_printf(r->a, "%s:%u (%s, %s)", g->path, g->first->loc.line, engine_label(g->engine),
-                              g->carrier ? g->carrier : "?");
+                              carrier_name(g->carrier));
         if (g->scales) {
             d.dynamic_kv_scales = g->scales->number != 0;
             d.kv_scales_decl = g->scales;
@@ -440,12 +439,12 @@ static void finish(resolver *r, const group_decls *g)
 
 static void take(group_decls *g, const dtype_decl *d, resolver *r)
 {
-    if (!g->first)
+    if (!g->first) {
         g->first = d;
+        g->carrier = d->carrier;
+    }
     if (!engine_known(g->engine))
         g->engine = d->engine;
-    if (!g->carrier)
-        g->carrier = d->carrier;
     if (d->config_file)
         g->config_file = d->config_file;
     ARENA_PUSH(r->a, g->decls, d);
@@ -533,7 +532,7 @@ static long config_target(resolver *r, const char *path, const char *file)
     long hit = -1;
     for (size_t i = 0; i < r->groups.n && hit < 0; i++) {
         const group_decls *t = &r->groups.v[i];
-        if (t->carrier && (!strcmp(t->carrier, "vllm-config") || !strcmp(t->carrier, "trtllm-options")) &&
+        if ((t->carrier == CARRIER_VLLM_CONFIG || t->carrier == CARRIER_TRTLLM_OPTIONS) &&
             (same_path(t->path, near) || same_path(t->path, file)))
             hit = (long)i;
     }
@@ -575,13 +574,12 @@ static void finish_groups(resolver *r)
         const group_decls *file = &r->groups.v[target[i]];
         /* vLLM/SGLang apply the command's flags over FILE; trtllm-serve applies its
          * --extra_llm_api_options FILE over the command's (update_llm_args_with_extra_options). */
-        bool file_wins = !strcmp(file->carrier, "trtllm-options");
+        bool file_wins = file->carrier == CARRIER_TRTLLM_OPTIONS;
         const group_decls *under = file_wins ? g : file, *over = file_wins ? file : g;
         group_decls merged = { .path = g->path };
         for (size_t k = 0; k < under->decls.n; k++)
             take(&merged, under->decls.v[k], r);
         merged.first = NULL;
-        merged.carrier = g->carrier;
         merged.engine = g->engine;
         for (size_t k = 0; k < over->decls.n; k++)
             take(&merged, over->decls.v[k], r);

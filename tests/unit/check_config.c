@@ -440,7 +440,7 @@ END_TEST
 
 /* ---- resolution ---- */
 
-static dtype_decl decl(decl_key key, const char *raw, const char *carrier, int group, kv_engine engine)
+static dtype_decl decl(decl_key key, const char *raw, kv_carrier carrier, int group, kv_engine engine)
 {
     dtype_decl d = { .key = key, .engine = engine, .raw = raw, .carrier = carrier, .group = group,
                      .dtype = KVN_DTYPE_INVALID };
@@ -491,19 +491,19 @@ static void free_ids(void)
 START_TEST(resolve_auto_chains)
 {
     dtype_decl ck[] = {
-        decl(DECL_MODEL_DTYPE, "float32", "hf-config", 0, ENGINE_HF),
-        decl(DECL_ID_RANGE, "20", "hf-config", 0, ENGINE_HF),
-        decl(DECL_ID_RANGE, "4096", "hf-config", 0, ENGINE_HF),
+        decl(DECL_MODEL_DTYPE, "float32", CARRIER_HF_CONFIG, 0, ENGINE_HF),
+        decl(DECL_ID_RANGE, "20", CARRIER_HF_CONFIG, 0, ENGINE_HF),
+        decl(DECL_ID_RANGE, "4096", CARRIER_HF_CONFIG, 0, ENGINE_HF),
     };
     ck[1].range_name = "num_adapters";
     ck[2].range_name = "max_position_embeddings";
     dtype_decl dep[] = {
-        decl(DECL_KV_CACHE_DTYPE, "auto", "cli", 0, ENGINE_VLLM),
-        decl(DECL_KV_CACHE_DTYPE, "fp8", "cli", 1, ENGINE_VLLM),
-        decl(DECL_MODEL_DTYPE, "half", "cli", 1, ENGINE_VLLM),
-        decl(DECL_ID_RANGE, "2048", "cli", 1, ENGINE_VLLM),
-        decl(DECL_KV_CACHE_DTYPE, "auto", "cli", 2, ENGINE_SGLANG),
-        decl(DECL_KV_CACHE_DTYPE, "fp9", "cli", 3, ENGINE_VLLM),
+        decl(DECL_KV_CACHE_DTYPE, "auto", CARRIER_CLI, 0, ENGINE_VLLM),
+        decl(DECL_KV_CACHE_DTYPE, "fp8", CARRIER_CLI, 1, ENGINE_VLLM),
+        decl(DECL_MODEL_DTYPE, "half", CARRIER_CLI, 1, ENGINE_VLLM),
+        decl(DECL_ID_RANGE, "2048", CARRIER_CLI, 1, ENGINE_VLLM),
+        decl(DECL_KV_CACHE_DTYPE, "auto", CARRIER_CLI, 2, ENGINE_SGLANG),
+        decl(DECL_KV_CACHE_DTYPE, "fp9", CARRIER_CLI, 3, ENGINE_VLLM),
     };
     dep[3].range_name = "max_model_len";
     file_facts *files[2] = { facts_with("m/config.json", ck, 3), facts_with("run.sh", dep, 6) };
@@ -545,8 +545,8 @@ END_TEST
 START_TEST(resolve_checkpoint_kv_scheme_and_defaults)
 {
     dtype_decl ck[] = {
-        decl(DECL_MODEL_DTYPE, "bfloat16", "hf-config", 0, ENGINE_HF),
-        decl(DECL_KV_SCHEME, "FP8", "modelopt", 1, ENGINE_MODELOPT),
+        decl(DECL_MODEL_DTYPE, "bfloat16", CARRIER_HF_CONFIG, 0, ENGINE_HF),
+        decl(DECL_KV_SCHEME, "FP8", CARRIER_MODELOPT, 1, ENGINE_MODELOPT),
     };
     file_facts *files[1] = { facts_with("ckpt/config.json", ck, 2) };
     resolve_options opt = { .whatif_kv = KVN_DTYPE_INVALID, .whatif_model = KVN_DTYPE_INVALID, .ids = ids };
@@ -595,10 +595,10 @@ START_TEST(resolve_scopes_script_deployments)
     ck_assert(!path_is_script("tests/proj/src/model.py", 6));     /* above the root does not count */
     ck_assert(!path_is_script("proj/src/contest.py", 5));
 
-    dtype_decl dflt[] = { decl(DECL_MODEL_DTYPE, "bfloat16", "python-call", 0, ENGINE_TORCH) };
-    dtype_decl llm[] = { decl(DECL_MODEL_DTYPE, "bfloat16", "python-call", 0, ENGINE_VLLM) };
-    dtype_decl cli[] = { decl(DECL_KV_CACHE_DTYPE, "fp8", "cli", 0, ENGINE_VLLM) };
-    dtype_decl lib_dflt[] = { decl(DECL_MODEL_DTYPE, "float16", "python-call", 0, ENGINE_TORCH) };
+    dtype_decl dflt[] = { decl(DECL_MODEL_DTYPE, "bfloat16", CARRIER_PYTHON_CALL, 0, ENGINE_TORCH) };
+    dtype_decl llm[] = { decl(DECL_MODEL_DTYPE, "bfloat16", CARRIER_PYTHON_CALL, 0, ENGINE_VLLM) };
+    dtype_decl cli[] = { decl(DECL_KV_CACHE_DTYPE, "fp8", CARRIER_CLI, 0, ENGINE_VLLM) };
+    dtype_decl lib_dflt[] = { decl(DECL_MODEL_DTYPE, "float16", CARRIER_PYTHON_CALL, 0, ENGINE_TORCH) };
     file_facts *files[5] = { facts_with("p/deploy/run.sh", cli, 1), facts_with("p/src/lib.py", lib_dflt, 1),
                              facts_with("p/tests/a/test_a.py", llm, 1), facts_with("p/tests/b/helpers.py", dflt, 1),
                              facts_with("p/tests/b/test_b.py", NULL, 0) };

@@ -52,7 +52,7 @@ static kvn_dtype dt(const char *name)
     return d;
 }
 
-static dtype_decl kv_decl = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .raw = "x", .carrier = "vllm-config",
+static dtype_decl kv_decl = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .raw = "x", .carrier = CARRIER_VLLM_CONFIG,
                               .loc = { "deploy/serve.yaml", 3, 17, 0, 0 } };
 
 static deployment dep(kv_engine engine, const char *kv, const char *model)
@@ -290,7 +290,7 @@ START_TEST(calibrated_scale_key_mask_saturates)
     file_facts *f = file_facts_new("m.py");
     kv_value v = sentinel(-1e9, "-1e9", 12);
     store(f, &v, 1, OPERAND_KEY, ENGINE_VLLM);
-    dtype_decl scheme = { .key = DECL_KV_SCHEME, .engine = ENGINE_HF, .raw = "float8", .carrier = "hf-config",
+    dtype_decl scheme = { .key = DECL_KV_SCHEME, .engine = ENGINE_HF, .raw = "float8", .carrier = CARRIER_HF_CONFIG,
                           .loc = { "config.json", 7, 5, 0, 0 } };
     deployment d = dep(ENGINE_VLLM, "fp8_e4m3", "bfloat16");
     d.kv.decl = &scheme;
@@ -590,7 +590,7 @@ START_TEST(invalid_and_unresolved)
 {
     file_facts *f = file_facts_new("deploy/k8s.yaml");
     dtype_decl bad = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .dtype = KVN_DTYPE_INVALID, .raw = "fp9",
-                       .carrier = "k8s-args", .loc = { "deploy/k8s.yaml", 20, 15, 0, 0 } };
+                       .carrier = CARRIER_K8S_ARGS, .loc = { "deploy/k8s.yaml", 20, 15, 0, 0 } };
     ARENA_PUSH(f->arena, f->decls, bad);
     kv_value v = sentinel(-1e9, "-1e9", 12);
     store(f, &v, 1, OPERAND_KEY, ENGINE_VLLM);
@@ -717,7 +717,7 @@ START_TEST(reporters_escape_and_shape)
     const char *path = "odd,dir:x/deploy 1.yaml";
     file_facts *f = file_facts_new(path);
     dtype_decl bad = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .dtype = KVN_DTYPE_INVALID, .raw = "fp9%",
-                       .carrier = "k8s-args", .loc = { path, 20, 15, 20, 19 } };
+                       .carrier = CARRIER_K8S_ARGS, .loc = { path, 20, 15, 20, 19 } };
     ARENA_PUSH(f->arena, f->decls, bad);
     finding_list *l = run1(f, NULL, 0, false);
     ck_assert_uint_eq(l->v.n, 1);

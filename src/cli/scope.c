@@ -46,12 +46,6 @@ static bool is_config(const char *lang)
     return !strcmp(lang, "config");
 }
 
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
-}
-
 /* abs as the walk should spell it: "." for the working directory, relative below it. */
 static char *spelled_from_cwd(const char *abs)
 {
@@ -153,7 +147,7 @@ static void collect(run_scope *s, const kv_project *p, bool want_code, bool want
 /* The nearest existing folder of path (a --stdin-filename NAME need not exist). Heap string. */
 static char *existing_dir_of(const char *path)
 {
-    char *dir = dir_of(path);
+    char *dir = fs_dir_of(path);
     for (int hops = 0; hops < 128 && !fs_is_dir(dir); hops++) {
         char *up = fs_join(dir, "..");
         free(dir);

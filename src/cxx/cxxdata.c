@@ -132,15 +132,11 @@ static bool parse_line(cxx_state *st, char *line, table_kind which)
     return true;
 }
 
-static void load_table(cxx_state *st, const char *path, table_kind which, diag_list *diags)
+static void load_table(cxx_state *st, const char *datadir, const char *rel, table_kind which, diag_list *diags)
 {
     char *data;
     size_t len;
-    const char *err = NULL;
-    if (fs_read_file(path, TABLE_MAX_BYTES, &data, &len, &err) != FS_OK) {
-        diag_add(diags, DIAG_ERROR, path, 0, 0, "cannot read the C/C++ front end's table: %s", err ? err : "too large");
-        return;
-    }
+    char *path = fs_read_data_file(datadir, rel, TABLE_MAX_BYTES, "the C/C++ front end's table", diags, &data, &len);
     uint32_t lineno = 0;
     for (char *p = data, *nl; p && *p; p = nl ? nl + 1 : NULL) {
         nl = strchr(p, '\n');
@@ -156,29 +152,24 @@ static void load_table(cxx_state *st, const char *path, table_kind which, diag_l
             diag_add(diags, DIAG_WARNING, path, lineno, 1, "malformed line ignored");
     }
     free(data);
+    free(path);
 }
 
 cxx_state *cxx_state_load(const char *datadir, diag_list *diags)
 {
     cxx_state *st = xcalloc(1, sizeof *st);
     st->arena = arena_new();
-    char *dir = fs_join(datadir ? datadir : ".", "grammars");
-    char *cxx = fs_join(dir, "cxx/cxx.tsv"), *py = fs_join(dir, "python/sinks.tsv");
-    char *stubs = fs_join(dir, "cxx/stubs"), *sinks = fs_join(dir, "cxx/sinks.tsv");
+    char *stubs = fs_join(datadir ? datadir : ".", "grammars/cxx/stubs");
     st->stubs = arena_strdup(st->arena, stubs);
-    load_table(st, cxx, TABLE_CXX, diags);
-    load_table(st, py, TABLE_PYTHON_CACHES, diags);
-    load_table(st, sinks, TABLE_SINKS, diags);
+    load_table(st, datadir, "grammars/cxx/cxx.tsv", TABLE_CXX, diags);
+    load_table(st, datadir, "grammars/python/sinks.tsv", TABLE_PYTHON_CACHES, diags);
+    load_table(st, datadir, "grammars/cxx/sinks.tsv", TABLE_SINKS, diags);
     st->ids = id_vocab_load(datadir ? datadir : ".", diags);
     st->budget_steps = CXX_BUDGET_STEPS;
     st->budget_steps_per_byte = CXX_BUDGET_STEPS_PER_BYTE;
     st->budget_bytes = (size_t)1 << 30;
     st->pch = cxx_pch_new();
-    free(dir);
-    free(cxx);
-    free(py);
     free(stubs);
-    free(sinks);
     return st;
 }
 

@@ -92,17 +92,10 @@ id_vocab *id_vocab_read(const char *path, const char *data, size_t len, diag_lis
 
 id_vocab *id_vocab_load(const char *datadir, diag_list *diags)
 {
-    char *path = fs_join(datadir ? datadir : ".", "grammars/ids.tsv");
-    char *data = NULL;
-    size_t len = 0;
-    const char *err = NULL;
-    id_vocab *v;
-    if (fs_read_file(path, IDS_MAX_BYTES, &data, &len, &err) != FS_OK) {
-        diag_add(diags, DIAG_ERROR, path, 0, 0, "cannot read the id vocabulary: %s", err ? err : "too large");
-        v = id_vocab_read(path, "", 0, diags);
-    } else {
-        v = id_vocab_read(path, data, len, diags);
-    }
+    char *data;
+    size_t len;
+    char *path = fs_read_data_file(datadir, "grammars/ids.tsv", IDS_MAX_BYTES, "the id vocabulary", diags, &data, &len);
+    id_vocab *v = id_vocab_read(path, data ? data : "", len, diags);
     free(data);
     free(path);
     return v;

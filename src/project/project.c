@@ -399,16 +399,6 @@ static void load_key(loader *l, const ynode *k, const ynode *v)
     }
 }
 
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return xstrdup(".");
-    if (slash == path)
-        return xstrdup("/");
-    return xstrndup(path, (size_t)(slash - path));
-}
-
 kv_project *project_load(const char *path, diag_list *diags)
 {
     char *data = NULL;
@@ -421,7 +411,7 @@ kv_project *project_load(const char *path, diag_list *diags)
         free(data);
         return NULL;
     }
-    char *dir = dir_of(path);
+    char *dir = fs_dir_of(path);
     kv_project *p = project_default(dir);
     free(dir);
     p->path = arena_strdup(p->arena, path);
@@ -459,7 +449,7 @@ static bool exists(const char *dir, const char *name, bool want_dir)
 
 kv_project *project_discover(const char *start, diag_list *diags)
 {
-    char *dir = fs_is_dir(start) ? fs_normalize(start) : dir_of(start);
+    char *dir = fs_is_dir(start) ? fs_normalize(start) : fs_dir_of(start);
     for (int hops = 0; hops < 128; hops++) {
         for (int k = 0; k < 2; k++) {
             const char *name = k ? ".kvlint.yml" : ".kvlint.yaml";

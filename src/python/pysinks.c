@@ -268,17 +268,14 @@ void py_sinks_read(py_state *st, const char *path, const char *text, size_t len,
 
 static void load_table(py_state *st, const char *datadir, diag_list *diags)
 {
-    char *path = arena_printf(st->arena, "%s/grammars/python/sinks.tsv", datadir ? datadir : ".");
-    char *data = NULL;
-    size_t len = 0;
-    const char *err = NULL;
-    if (fs_read_file(path, SINKS_MAX_BYTES, &data, &len, &err) != FS_OK) {
-        diag_add(diags, DIAG_ERROR, path, 0, 0, "cannot read the Python sink table: %s", err ? err : "too large");
-        free(data);
-        return;
-    }
-    py_sinks_read(st, path, data, len, diags);
+    char *data;
+    size_t len;
+    char *path = fs_read_data_file(datadir, "grammars/python/sinks.tsv", SINKS_MAX_BYTES, "the Python sink table",
+                                   diags, &data, &len);
+    if (data)
+        py_sinks_read(st, path, data, len, diags);
     free(data);
+    free(path);
 }
 
 static void add_user_sinks(py_state *st, const kv_project *project)

@@ -288,18 +288,13 @@ pt_api *pt_api_parse(const char *text, size_t len, const char *path, diag_list *
 
 pt_api *pt_api_load(const char *datadir, diag_list *diags)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/grammars/python/torch.tsv", datadir ? datadir : ".");
-    char *data = NULL;
-    size_t len = 0;
-    const char *err = NULL;
-    if (fs_read_file(path, TORCH_MAX_BYTES, &data, &len, &err) != FS_OK) {
-        diag_add(diags, DIAG_ERROR, path, 0, 0, "cannot read the torch API table: %s", err ? err : "too large");
-        free(data);
-        return pt_api_parse("", 0, path, diags);
-    }
-    pt_api *api = pt_api_parse(data, len, path, diags);
+    char *data;
+    size_t len;
+    char *path = fs_read_data_file(datadir, "grammars/python/torch.tsv", TORCH_MAX_BYTES, "the torch API table", diags,
+                                   &data, &len);
+    pt_api *api = pt_api_parse(data ? data : "", len, path, diags);
     free(data);
+    free(path);
     return api;
 }
 

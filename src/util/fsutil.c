@@ -297,6 +297,28 @@ void fs_list_free(fs_list *l)
     l->n = l->cap = 0;
 }
 
+char *fs_read_data_file(const char *datadir, const char *rel, size_t max, const char *what, diag_list *diags,
+                        char **data, size_t *len)
+{
+    char *path = fs_join(datadir ? datadir : ".", rel);
+    const char *err = NULL;
+    if (fs_read_file(path, max, data, len, &err) != FS_OK) {
+        diag_add(diags, DIAG_ERROR, path, 0, 0, "cannot read %s: %s", what, err ? err : "too large");
+        free(*data);
+        *data = NULL;
+        *len = 0;
+    }
+    return path;
+}
+
+char *fs_dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return xstrdup(".");
+    return xstrndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
 char *fs_normalize(const char *path)
 {
     size_t n = strlen(path);

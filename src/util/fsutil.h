@@ -25,6 +25,11 @@ typedef enum fs_status { FS_OK, FS_TOO_LARGE, FS_ERROR } fs_status;
  * On FS_ERROR, *err names the errno text (static string). Only regular files are read: a FIFO,
  * socket or device is FS_ERROR, found without blocking (O_NONBLOCK open, then fstat). */
 fs_status fs_read_file(const char *path, size_t max_size, char **data, size_t *len, const char **err);
+/* A data file of kvlint's own (a table under grammars/): datadir/rel (datadir NULL: "."), at most
+ * max bytes. Returns its path (heap, for the reader's diagnostics); *data is the NUL-terminated
+ * text (heap) of *len bytes, or NULL with "cannot read WHAT: why" as an error in diags. */
+char *fs_read_data_file(const char *datadir, const char *rel, size_t max, const char *what, diag_list *diags,
+                        char **data, size_t *len);
 /* The same for a stream (standard input, a pipe): read to its end, never holding more than
  * max_size + 1 bytes, so a huge input is FS_TOO_LARGE (*len: the bytes seen), not an allocation. */
 fs_status fs_read_stream(int fd, size_t max_size, char **data, size_t *len, const char **err);
@@ -64,6 +69,8 @@ void fs_list_free(fs_list *l);
 
 /* Join a directory and a name with exactly one '/'. Heap string. */
 char *fs_join(const char *dir, const char *name);
+/* The folder part of path: "a/b" for "a/b/c", "/" for "/c", "." for "c". Heap string. */
+char *fs_dir_of(const char *path);
 /* "a/./b/../c" -> "a/c"; strips a leading "./". Heap string. */
 char *fs_normalize(const char *path);
 /* realpath(path), or for a path that does not exist (yet: --stdin-filename), the realpath of its

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/fsutil.h"
 #include "util/xalloc.h"
 
 enum { TMP_ATTEMPTS = 100 };
@@ -17,17 +18,6 @@ static bool written_in_place(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
-}
-
-/* The directory part of path ("." when it has none), heap string. */
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return xstrdup(".");
-    if (slash == path)
-        return xstrdup("/");
-    return xstrndup(path, (size_t)(slash - path));
 }
 
 bool out_file_usable(const char *path, char *err, size_t errlen)
@@ -45,7 +35,7 @@ bool out_file_usable(const char *path, char *err, size_t errlen)
     }
     if (written_in_place(path))
         return true;
-    char *dir = dir_of(path);
+    char *dir = fs_dir_of(path);
     int e = 0;
     if (stat(dir, &st) != 0)
         e = errno;

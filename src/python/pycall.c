@@ -163,18 +163,6 @@ static klass *class_of(ev *e, const aval *x)
     return e->node_cls.v[x->node_id];
 }
 
-/* Is the first parameter of fn named self? */
-static bool first_param_self(ev *e, TSNode fn)
-{
-    TSNode ps = pe_fld(e, fn, F_parameters);
-    if (ts_node_is_null(ps) || ts_node_named_child_count(ps) == 0)
-        return false;
-    TSNode p = ts_node_named_child(ps, 0);
-    if (pe_is(p, "typed_parameter"))
-        p = ts_node_named_child(p, 0);
-    return pe_is(p, "identifier") && strcmp(pe_raw_text(e, p), "self") == 0;
-}
-
 /* recv.method(args) where recv is a class of this file or one of its instances: the method's
  * summary. Through the class, a method taking self gets its instance as the first argument
  * (MaskBuilder.build(obj, x)); static and class methods take the arguments as they are. */
@@ -185,7 +173,7 @@ static bool call_method_of(ev *e, const aval *recv, const char *method, const ar
     if (!m || m->tag != AV_FUNC || m->node_id >= e->nodes.n)
         return false;
     args shifted;
-    if (recv->tag == AV_CLASS && first_param_self(e, e->nodes.v[m->node_id]) && g->npos > 0) {
+    if (recv->tag == AV_CLASS && pe_first_param_is_self(e, e->nodes.v[m->node_id]) && g->npos > 0) {
         shifted = *g;
         shifted.npos--;
         memmove(shifted.pos, shifted.pos + 1, shifted.npos * sizeof *shifted.pos);

@@ -242,6 +242,8 @@ void pe_write_into(ev *e, TSNode target, aval x, TSNode at, const char *what);
 void pe_assign(ev *e, TSNode target, aval v, TSNode at);
 void pe_bind_imports(ev *e, TSNode n);
 void pe_bind_params(ev *e, TSNode fn, const args *g);
+/* Whether the first parameter of the function definition fn is named self. */
+bool pe_first_param_is_self(ev *e, TSNode fn);
 /* The constant NAME exported by the scanned file MODULE names (`from M import NAME`, `M.NAME`). */
 bool pe_module_constant(ev *e, const char *module, const char *name, aval *out);
 

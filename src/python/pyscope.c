@@ -403,6 +403,17 @@ void pe_bind_imports(ev *e, TSNode n)
 /* Bind a function's parameters in the current frame: from the call's arguments (a summary), else
  * the default value, else what the name says (an id family, a dtype, a mask). The first parameter
  * of a method (self/cls) is the frame's self. */
+bool pe_first_param_is_self(ev *e, TSNode fn)
+{
+    TSNode ps = pe_fld(e, fn, F_parameters);
+    if (ts_node_is_null(ps) || ts_node_named_child_count(ps) == 0)
+        return false;
+    TSNode p = ts_node_named_child(ps, 0);
+    if (pe_is(p, "typed_parameter"))
+        p = ts_node_named_child(p, 0);
+    return pe_is(p, "identifier") && strcmp(pe_raw_text(e, p), "self") == 0;
+}
+
 void pe_bind_params(ev *e, TSNode fn, const args *g)
 {
     TSNode ps = pe_fld(e, fn, F_parameters);

@@ -154,23 +154,11 @@ static void exec_class(ev *e, TSNode s)
     e->fr = saved_fr;
 }
 
-/* Is the first parameter of a function named self? */
-static bool takes_self(ev *e, TSNode fn)
-{
-    TSNode ps = pe_fld(e, fn, F_parameters);
-    if (ts_node_is_null(ps) || ts_node_named_child_count(ps) == 0)
-        return false;
-    TSNode p = ts_node_named_child(ps, 0);
-    if (pe_is(p, "typed_parameter"))
-        p = ts_node_named_child(p, 0);
-    return pe_is(p, "identifier") && strcmp(pe_raw_text(e, p), "self") == 0;
-}
-
 static void exec_def(ev *e, TSNode s)
 {
     const char *name = pe_raw_text(e, pe_fld(e, s, F_name));
     klass *cls = (e->cur == (e->cls ? &e->cls->consts : NULL)) ? e->cls : NULL;
-    if (!cls && !e->fr && takes_self(e, s)) {
+    if (!cls && !e->fr && pe_first_param_is_self(e, s)) {
         /* a method whose class header did not parse: its siblings share one recovered class */
         if (!e->orphans) {
             e->orphans = arena_zalloc(e->s, sizeof *e->orphans);

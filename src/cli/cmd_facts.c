@@ -95,10 +95,16 @@ static void json_deployment(json_writer *w, const deployment *d)
     json_object_end(w);
 }
 
-#define EACH_FACT(s, arr, fn)                                                   \
-    for (size_t fi = 0; fi < (s)->scan->n; fi++)                                 \
-        for (size_t k = 0; k < (s)->scan->files[fi]->arr.n; k++)                 \
-            fn(w, &(s)->scan->files[fi]->arr.v[k])
+/* "key": [every file's arr facts, each written by fn]. */
+#define FACT_ARRAY(s, key, arr, fn)                                              \
+    do {                                                                         \
+        json_key(w, key);                                                        \
+        json_array_begin(w);                                                     \
+        for (size_t fi = 0; fi < (s)->scan->n; fi++)                             \
+            for (size_t k = 0; k < (s)->scan->files[fi]->arr.n; k++)             \
+                fn(w, &(s)->scan->files[fi]->arr.v[k]);                          \
+        json_array_end(w);                                                       \
+    } while (0)
 
 static void json_suppression(json_writer *w, const char *path, const suppression *x)
 {
@@ -124,22 +130,10 @@ static void print_json(const session *s)
     json_writer jw, *w = &jw;
     json_init_file(w, stdout, true);
     json_object_begin(w);
-    json_key(w, "stores");
-    json_array_begin(w);
-    EACH_FACT(s, stores, json_store_fact);
-    json_array_end(w);
-    json_key(w, "constructions");
-    json_array_begin(w);
-    EACH_FACT(s, constructions, json_construction_fact);
-    json_array_end(w);
-    json_key(w, "casts");
-    json_array_begin(w);
-    EACH_FACT(s, casts, json_intcast_fact);
-    json_array_end(w);
-    json_key(w, "arithmetic");
-    json_array_begin(w);
-    EACH_FACT(s, ariths, json_arith_fact);
-    json_array_end(w);
+    FACT_ARRAY(s, "stores", stores, json_store_fact);
+    FACT_ARRAY(s, "constructions", constructions, json_construction_fact);
+    FACT_ARRAY(s, "casts", casts, json_intcast_fact);
+    FACT_ARRAY(s, "arithmetic", ariths, json_arith_fact);
     json_key(w, "dtypes");
     json_array_begin(w);
     /* checkpoint fields are shown where code reads them: under each deployment's checkpoint_fields */

@@ -127,6 +127,16 @@ static void store_int8(const double *in, size_t n, double s, kvn_result *out)
 
 /* ---- blocks ---- */
 
+/* Each element of a block stored as elem (saturating) under the block scale 2^e (MX formats). */
+static void store_pow2_scaled(const double *in, size_t n, kvn_fmt elem, int e, kvn_result *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        kvn_result r = kvn_cast(elem, ldexp(in[i], -e), KVN_SATURATE);
+        double stored = ldexp(r.stored, e);
+        out[i] = (kvn_result){ stored, classify(in[i], stored, r.outcome) };
+    }
+}
+
 /* OCP MX v1.0 section 6.3: X = 2^(floor(log2(amax)) - emax_elem), P_i = e2m1(V_i / X), saturating.
  * A block holding inf or NaN, or needing X > 2^127, has X = NaN. X below 2^-127 is 2^-127. */
 static void block_mxfp4(const double *in, size_t n, kvn_result *out)
@@ -141,13 +151,7 @@ static void block_mxfp4(const double *in, size_t n, kvn_result *out)
         fill_nan(in, n, out);
         return;
     }
-    if (e < -127)
-        e = -127;
-    for (size_t i = 0; i < n; i++) {
-        kvn_result r = kvn_cast(KVN_E2M1, ldexp(in[i], -e), KVN_SATURATE);
-        double stored = ldexp(r.stored, e);
-        out[i] = (kvn_result){ stored, classify(in[i], stored, r.outcome) };
-    }
+    store_pow2_scaled(in, n, KVN_E2M1, e < -127 ? -127 : e, out);
 }
 
 /* vLLM NVFP4 KV (csrc reshape_and_cache_flash nvfp4 writer): SF = e4m3_satfinite(g amax / 6),
@@ -195,15 +199,7 @@ static void block_mxfp8(const double *in, size_t n, kvn_result *out)
     if (amax < 1e-30)
         amax = 1e-30;
     int e = isinf(amax) ? 127 : kvn__ceil_log2_ratio(amax, 448);
-    if (e > 127)
-        e = 127;
-    if (e < -127)
-        e = -127;
-    for (size_t i = 0; i < n; i++) {
-        kvn_result r = kvn_cast(KVN_E4M3, ldexp(in[i], -e), KVN_SATURATE);
-        double stored = ldexp(r.stored, e);
-        out[i] = (kvn_result){ stored, classify(in[i], stored, r.outcome) };
-    }
+    store_pow2_scaled(in, n, KVN_E4M3, e > 127 ? 127 : e < -127 ? -127 : e, out);
 }
 
 /* SGLang KVFP4QuantizeUtil (fp4_mx_block16): scale_exp = ceil(log2(max(amax / 6, 1e-10))),

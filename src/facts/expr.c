@@ -98,6 +98,8 @@ static void number(strbuf *sb, double x)
     sb_adds(sb, buf);
 }
 
+static void format_operand(strbuf *sb, const kv_expr *x, int depth);
+
 static void format_at(strbuf *sb, const kv_expr *e, int depth)
 {
     if (!e || depth > EXPR_MAX_DEPTH) {
@@ -120,20 +122,21 @@ static void format_at(strbuf *sb, const kv_expr *e, int depth)
     default:
         break;
     }
-    bool leaf_a = e->a && (e->a->op == KX_CONST || e->a->op == KX_FIELD);
-    if (!leaf_a)
-        sb_addc(sb, '(');
-    format_at(sb, e->a, depth + 1);
-    if (!leaf_a)
-        sb_addc(sb, ')');
+    format_operand(sb, e->a, depth + 1);
     if (e->op == KX_NEG)
         return;
     sb_adds(sb, op_text(e->op));
-    bool leaf_b = e->b && (e->b->op == KX_CONST || e->b->op == KX_FIELD);
-    if (!leaf_b)
+    format_operand(sb, e->b, depth + 1);
+}
+
+/* An operand: a constant or field as it is, anything else in parentheses. */
+static void format_operand(strbuf *sb, const kv_expr *x, int depth)
+{
+    bool leaf = x && (x->op == KX_CONST || x->op == KX_FIELD);
+    if (!leaf)
         sb_addc(sb, '(');
-    format_at(sb, e->b, depth + 1);
-    if (!leaf_b)
+    format_at(sb, x, depth);
+    if (!leaf)
         sb_addc(sb, ')');
 }
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "config/ytree.h"
+#include "util/ytree.h"
 #include "util/fsutil.h"
 #include "util/json.h"
 #include "util/outfile.h"

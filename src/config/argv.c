@@ -15,7 +15,7 @@
 #include <strings.h>
 
 #include "config/cfg.h"
-#include "config/shellwords.h"
+#include "util/shellwords.h"
 
 enum { E_VLLM = 1, E_SGLANG = 2, E_TRT = 4, E_ALL = 7 };
 

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config/ytree.h"
+#include "util/ytree.h"
 #include "facts/facts.h"
 
 typedef struct cfg_ctx {

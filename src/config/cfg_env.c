@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "config/cfg.h"
-#include "config/shellwords.h"
+#include "util/shellwords.h"
 #include "util/strbuf.h"
 
 typedef struct env_groups {

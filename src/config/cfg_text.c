@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #include "config/cfg.h"
-#include "config/shellwords.h"
+#include "util/shellwords.h"
 #include "frontend/suppress.h"
 #include "util/strbuf.h"
 

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "config/cfg.h"
-#include "config/shellwords.h"
+#include "util/shellwords.h"
 #include "util/strbuf.h"
 #include "util/strlist.h"
 

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "config/cfg.h"
-#include "config/ytree.h"
+#include "util/ytree.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 

@@ -1,7 +1,5 @@
-# src/config: the config front end (YAML/JSON via libyaml, shell, Dockerfile, env files).
+# src/config: the config front end (YAML/JSON, shell, Dockerfile, env files).
 src_libkvlint_a_SOURCES += \
-	src/config/ytree.h src/config/ytree.c \
-	src/config/shellwords.h src/config/shellwords.c \
 	src/config/cfg.h src/config/argv.c src/config/cfg_yaml.c src/config/cfg_text.c \
 	src/config/cfg_env.c src/config/compose_vars.c \
 	src/config/frontend.c

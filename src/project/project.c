@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #include "project/project.h"
-#include "config/ytree.h"
+#include "util/ytree.h"
 #include "util/fsutil.h"
 #include "util/strlist.h"
 #include "util/xalloc.h"

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config/shellwords.h"
-#include "config/ytree.h"
+#include "util/shellwords.h"
+#include "util/ytree.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 #include "util/strlist.h"

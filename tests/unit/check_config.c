@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "project/project.h"
-#include "config/shellwords.h"
-#include "config/ytree.h"
+#include "util/shellwords.h"
+#include "util/ytree.h"
 #include "frontend/frontend.h"
 #include "resolve/deploy.h"
 #include "util/strbuf.h"

@@ -5,7 +5,7 @@
  * YTREE_MAX_DEPTH and not by the C stack). Anchors live in a small open-addressing table in the
  * arena; an alias records the node it names and is never copied.
  */
-#include "config/ytree.h"
+#include "util/ytree.h"
 
 #include <stdlib.h>
 #include <string.h>

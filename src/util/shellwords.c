@@ -2,7 +2,7 @@
  * shellwords.c: the splitter (see shellwords.h). A single forward scan with a small state
  * machine; each word keeps where it started and whether its text maps 1:1 onto the source.
  */
-#include "config/shellwords.h"
+#include "util/shellwords.h"
 
 #include <string.h>
 

@@ -62,3 +62,13 @@ EXTRA_DIST += bench/python-names.sh bench/python-names.results.md
 .PHONY: bench-names
 bench-names: src/kvlint$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/python-names.sh . $(NAMES)
+
+# Where the C/C++/CUDA front end's time goes, per translation unit: why the prefilter lets it
+# through, parse, precompiled-header and analysis CPU, libclang memory. make bench-cxx-units TREE=DIR
+EXTRA_PROGRAMS += bench/cxx-bench
+bench_cxx_bench_SOURCES = bench/cxx-bench.c
+bench_cxx_bench_LDADD = $(KV_LIBS)
+.PHONY: bench-cxx-units
+bench-cxx-units: bench/cxx-bench$(EXEEXT)
+	@test -n "$(TREE)" || { echo "usage: make bench-cxx-units TREE=DIR" >&2; exit 2; }
+	KVLINT_DATADIR=$(srcdir) ./bench/cxx-bench$(EXEEXT) "$(TREE)"

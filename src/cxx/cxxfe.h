@@ -142,11 +142,28 @@ void cxx_pch_free(cxx_pch *p);
  * the prelude), built on first use; NULL when none applies. Thread-safe. */
 const char *cxx_pch_for(const cxx_state *st, const char *lang, const char *const *args, size_t nargs);
 bool cxx_is_include_flag(const char *arg);
+/* How many parse settings the run has met (a header built, or tried, for each). */
+size_t cxx_pch_count(cxx_pch *p);
 
 /* ---- the prefilter (frontend.c) ---- */
 
 /* False only if analysing src cannot produce a store fact (see frontend.c); scratch in a. */
 bool cxx_prefilter(const cxx_state *st, const fe_source *src, kv_arena *a);
+
+/* Where a condition of the prefilter was first met: the word (a number as written), the file
+ * (src's path or a header's real path, in the arena) and the line; path NULL: not met. */
+typedef struct cxx_prefilter_reason {
+    char word[64];
+    const char *path;
+    unsigned line;
+} cxx_prefilter_reason;
+
+typedef struct cxx_prefilter_why {
+    cxx_prefilter_reason cache, special;
+} cxx_prefilter_why;
+
+/* cxx_prefilter, and why (for bench/cxx-bench and the tests; why may be NULL). */
+bool cxx_prefilter_explain(const cxx_state *st, const fe_source *src, kv_arena *a, cxx_prefilter_why *why);
 
 /* ---- parsing (cxxparse.c) ---- */
 
@@ -169,6 +186,11 @@ typedef struct cxx_kids_t {
 /* The first CXX_MAX_KIDS children of a cursor. */
 cxx_kids_t cxx_kids(CXCursor c);
 bool cxx_is_expr(CXCursor c);
+/* Is c a function or class the compiler instantiated from a template (it stands at the template's
+ * own location)? The unit's top-level declarations list them (the index excludes the precompiled
+ * headers' declarations, cxxparse.c), but kvlint reads templates as written. An explicit
+ * specialization, written where it stands, is not one. */
+bool cxx_is_instantiation(CXCursor c);
 /* The expression under parentheses, implicit conversions and casts that keep the pointer. */
 CXCursor cxx_strip(CXCursor c);
 /* The source text of a cursor's extent (tokens joined as written, at most n bytes), in a. */

@@ -17,9 +17,10 @@
  * the run already holds CXX_PCH_MAX settings. cxxparse.c parses again without it when libclang
  * rejects it. The files live in a private temporary folder removed by cxx_pch_free().
  *
- * The one mutable object of the front end: threads share it under its mutex (held while a header
- * is built, so a second thread that needs the same setting waits for it instead of building it
- * again).
+ * The one mutable object of the front end: threads share it under its mutex. A header is built
+ * without the mutex held, so two settings build on two threads at once; a thread that needs a
+ * setting another thread is building waits for it (the condition variable) instead of building it
+ * again.
  */
 #include <limits.h>
 #include <pthread.h>
@@ -37,11 +38,13 @@ enum { CXX_PCH_MAX = 8 };
 typedef struct pch_entry {
     char *key;                 /* language and setting arguments, NUL-separated, as one string */
     size_t key_len;
-    char *path;                /* NULL: the setting's header could not be built */
+    char *path;                /* NULL: the setting's header could not be built (or is being built) */
+    bool ready;                /* built or failed; until then, only its builder writes it */
 } pch_entry;
 
 struct cxx_pch {
     pthread_mutex_t lock;
+    pthread_cond_t built;      /* signalled when an entry becomes ready */
     char dir[PATH_MAX];        /* "" until the first header is built */
     pch_entry entries[CXX_PCH_MAX];
     size_t n;
@@ -51,6 +54,7 @@ cxx_pch *cxx_pch_new(void)
 {
     cxx_pch *p = xcalloc(1, sizeof *p);
     pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->built, NULL);
     return p;
 }
 
@@ -72,6 +76,7 @@ void cxx_pch_free(cxx_pch *p)
     if (p->dir[0])
         rmdir(p->dir);
     pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->built);
     free(p);
 }
 
@@ -150,20 +155,28 @@ static bool has_errors(CXTranslationUnit tu)
     return bad;
 }
 
-/* Build the header of one setting into p->dir; the path of the .pch, or NULL. Lock held. */
-static char *build(cxx_pch *p, const cxx_state *st, const char *lang, const char *const *args, size_t nargs)
+/* The run's private folder, made on first use; false if it cannot be. Lock held. */
+static bool make_dir(cxx_pch *p)
 {
-    if (!p->dir[0]) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(p->dir, sizeof p->dir, "%s/kvlint-pch.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        if (!mkdtemp(p->dir)) {
-            p->dir[0] = '\0';
-            return NULL;
-        }
+    if (p->dir[0])
+        return true;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(p->dir, sizeof p->dir, "%s/kvlint-pch.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(p->dir)) {
+        p->dir[0] = '\0';
+        return false;
     }
+    return true;
+}
+
+/* Build the header of setting number `which` into dir; the path of the .pch, or NULL. Lock not
+ * held: it touches nothing shared but the read-only table. */
+static char *build(const char *dir, size_t which, const cxx_state *st, const char *lang, const char *const *args,
+                   size_t nargs)
+{
     bool cuda = strcmp(lang, "cuda") == 0;
     char name[PATH_MAX + 64];
-    snprintf(name, sizeof name, "%s/set%zu.%s", p->dir, p->n, cuda ? "cuh" : "hpp");
+    snprintf(name, sizeof name, "%s/set%zu.%s", dir, which, cuda ? "cuh" : "hpp");
     char *text = header_text(st, cuda);
     FILE *f = fopen(name, "w");
     bool written = f && fputs(text, f) >= 0;
@@ -222,18 +235,39 @@ const char *cxx_pch_for(const cxx_state *st, const char *lang, const char *const
     while (i < p->n && !(p->entries[i].key_len == len && memcmp(p->entries[i].key, key, len) == 0))
         i++;
     if (i < p->n) {
+        while (!p->entries[i].ready)
+            pthread_cond_wait(&p->built, &p->lock);
         path = p->entries[i].path;
         free(key);
-    } else if (p->n < CXX_PCH_MAX) {
+    } else if (p->n < CXX_PCH_MAX && make_dir(p)) {
+        /* The entry is claimed (and its key visible) before the build, so that no other thread
+         * builds it too; the folder name does not change once made. */
         pch_entry *e = &p->entries[p->n];
-        e->path = build(p, st, lang, args, nargs);
         e->key = key;
         e->key_len = len;
-        p->n++;
-        path = e->path;
+        e->path = NULL;
+        e->ready = false;
+        size_t which = p->n++;
+        pthread_mutex_unlock(&p->lock);
+        char *built = build(p->dir, which, st, lang, args, nargs);
+        pthread_mutex_lock(&p->lock);
+        e->path = built;
+        e->ready = true;
+        pthread_cond_broadcast(&p->built);
+        path = built;
     } else {
         free(key);
     }
     pthread_mutex_unlock(&p->lock);
     return path;
+}
+
+size_t cxx_pch_count(cxx_pch *p)
+{
+    if (!p)
+        return 0;
+    pthread_mutex_lock(&p->lock);
+    size_t n = p->n;
+    pthread_mutex_unlock(&p->lock);
+    return n;
 }

@@ -72,7 +72,30 @@ static void cxx_fini(void *state)
 
 typedef struct lexscan {
     bool cache, special;
+    cxx_prefilter_why *why;    /* NULL, or where each condition was first met */
+    const char *path;          /* the text being scanned */
 } lexscan;
+
+/* Line of offset off in s (1-based). */
+static unsigned line_of(const char *s, size_t off)
+{
+    unsigned line = 1;
+    for (size_t i = 0; i < off; i++)
+        line += s[i] == '\n';
+    return line;
+}
+
+static void note_why(lexscan *out, bool cache, const char *s, size_t b, size_t e)
+{
+    if (!out->why)
+        return;
+    cxx_prefilter_reason *r = cache ? &out->why->cache : &out->why->special;
+    size_t n = e - b < sizeof r->word - 1 ? e - b : sizeof r->word - 1;
+    memcpy(r->word, s + b, n);
+    r->word[n] = '\0';
+    r->path = out->path;
+    r->line = line_of(s, b);
+}
 
 static bool ident_start(char c)
 {
@@ -142,10 +165,14 @@ static void scan_text(const cxx_state *st, const char *s, size_t len, bool want_
             size_t b = i;
             while (i < len && ident_char(s[i]))
                 i++;
-            if (want_cache && !out->cache && is_cache_word(st, s + b, i - b))
+            if (want_cache && !out->cache && is_cache_word(st, s + b, i - b)) {
                 out->cache = true;
-            if (!out->special && is_table_word(st, s + b, i - b))
+                note_why(out, true, s, b, i);
+            }
+            if (!out->special && is_table_word(st, s + b, i - b)) {
                 out->special = true;
+                note_why(out, false, s, b, i);
+            }
         } else if ((c >= '0' && c <= '9') || (c == '.' && i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9')) {
             char num[64];
             size_t b = i;
@@ -155,8 +182,10 @@ static void scan_text(const cxx_state *st, const char *s, size_t len, bool want_
             memcpy(num, s + b, n);
             num[n] = '\0';
             double v = strtod(num, NULL);
-            if (v >= KV_SENTINEL_MAGNITUDE || v != v)
+            if (v >= KV_SENTINEL_MAGNITUDE || v != v) {
                 out->special = true;
+                note_why(out, false, s, b, i);
+            }
         } else {
             i++;
         }
@@ -245,6 +274,7 @@ static void scan_header(closure *c, const char *includer_dir, const char *name, 
         const char *err;
         if (fs_read_file(real, HEADER_MAX_BYTES, &data, &len, &err) != FS_OK)
             return;
+        c->found.path = arena_strdup(c->a, real);
         scan_text(c->st, data, len, false, &c->found);
         if (!c->found.special)
             scan_includes(c, real, data, len, depth);
@@ -255,7 +285,14 @@ static void scan_header(closure *c, const char *includer_dir, const char *name, 
 
 bool cxx_prefilter(const cxx_state *st, const fe_source *src, kv_arena *a)
 {
-    closure c = { .st = st, .src = src, .a = a };
+    return cxx_prefilter_explain(st, src, a, NULL);
+}
+
+bool cxx_prefilter_explain(const cxx_state *st, const fe_source *src, kv_arena *a, cxx_prefilter_why *why)
+{
+    if (why)
+        memset(why, 0, sizeof *why);
+    closure c = { .st = st, .src = src, .a = a, .found = { .why = why, .path = src->path } };
     scan_text(st, src->data, src->len, true, &c.found);
     if (!c.found.cache)
         return false;

@@ -10,7 +10,11 @@
  * include path is found first. Without a database every ancestor folder of the file is an include
  * folder, so `#include "attention/x.cuh"` from inside a tree resolves. Parsing keeps going after
  * errors (CXTranslationUnit_KeepGoing) with no error limit: a missing header costs what depends on
- * it, never the file.
+ * it, never the file. The index excludes the declarations of the precompiled headers (cxxpch.c)
+ * from the unit's cursors: the walk, which reads only the main file's, then no longer loads the
+ * system headers' tens of thousands of declarations from the header file to skip them; it sees
+ * the unit's own top-level declarations, among them the functions the compiler instantiated
+ * from templates, which it leaves out (cxx_is_instantiation).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -80,7 +84,7 @@ static bool pch_rejected(CXTranslationUnit tu)
 static enum CXErrorCode parse_with(const fe_source *src, const char *const *args, size_t n, CXIndex *idx,
                                    CXTranslationUnit *tu)
 {
-    *idx = clang_createIndex(0, 0);
+    *idx = clang_createIndex(1, 0);  /* the walk visits no declaration of the precompiled headers */
     *tu = NULL;
     unsigned flags = CXTranslationUnit_KeepGoing | CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles;
     struct CXUnsavedFile unsaved = { src->path, src->data, (unsigned long)src->len };
@@ -378,6 +382,14 @@ cxx_kids_t cxx_kids(CXCursor c)
     cxx_kids_t k = { .n = 0 };
     clang_visitChildren(c, collect_kid, &k);
     return k;
+}
+
+bool cxx_is_instantiation(CXCursor c)
+{
+    CXCursor t = clang_getSpecializedCursorTemplate(c);
+    if (clang_Cursor_isNull(t))
+        return false;
+    return clang_equalLocations(clang_getCursorLocation(c), clang_getCursorLocation(t));
 }
 
 bool cxx_is_expr(CXCursor c)

@@ -170,7 +170,7 @@ static enum CXChildVisitResult top(CXCursor c, CXCursor parent, CXClientData d)
     walk *w = d;
     if (w->budget->spent)
         return CXChildVisit_Break;
-    if (!clang_Location_isFromMainFile(clang_getCursorLocation(c)))
+    if (!clang_Location_isFromMainFile(clang_getCursorLocation(c)) || cxx_is_instantiation(c))
         return CXChildVisit_Continue;
     if (clang_getCursorKind(c) == CXCursor_FunctionTemplate)
         visit_within(w, c);

@@ -350,7 +350,7 @@ static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent, CXClientDa
     fn_ctx *x = d;
     if (!cxx_charge(&x->budget, 1))
         return CXChildVisit_Break;
-    if (!clang_Location_isFromMainFile(clang_getCursorLocation(c)))
+    if (!clang_Location_isFromMainFile(clang_getCursorLocation(c)) || cxx_is_instantiation(c))
         return CXChildVisit_Continue;
     enum CXCursorKind k = clang_getCursorKind(c);
     if (is_function(k)) {

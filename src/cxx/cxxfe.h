@@ -6,6 +6,7 @@
  *   cxxdata.c   the knowledge table (grammars/cxx/cxx.tsv) plus the shared cache-name patterns
  *   cxxids.c    integer ids by the id vocabulary (grammars/ids.tsv)
  *   cxxsinks.c  the sink table (grammars/cxx/sinks.tsv): definitions and calls matched to it
+ *   cxxreach.c  the prefilter's second half: can a special value reach a store into a cache
  *   cxxparse.c  libclang: the argument vector (database or defaults, stubs), the translation unit,
  *               its diagnostics as notes, tokens and locations
  *   cxxpch.c    the run's precompiled system headers, built once per parse setting
@@ -164,6 +165,21 @@ typedef struct cxx_prefilter_why {
 
 /* cxx_prefilter, and why (for bench/cxx-bench and the tests; why may be NULL). */
 bool cxx_prefilter_explain(const cxx_state *st, const fe_source *src, kv_arena *a, cxx_prefilter_why *why);
+
+/* ---- the prefilter's second half (cxxreach.c) ---- */
+
+typedef struct cxx_source_text {
+    const char *path;
+    const char *data;
+    size_t len;
+} cxx_source_text;
+
+/* False only if no special value (a literal of magnitude >= 1e4, a word of the table, an id, or
+ * what carries one) can reach a store into a cache in main as the evaluator reads it; headers are
+ * main's include closure (their macros and constants count). Scratch in a; why->special: the
+ * first seed found to reach one. */
+bool cxx_reach(const cxx_state *st, const cxx_source_text *main, const cxx_source_text *headers, size_t nheaders,
+               kv_arena *a, cxx_prefilter_why *why);
 
 /* ---- parsing (cxxparse.c) ---- */
 

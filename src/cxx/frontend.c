@@ -8,11 +8,13 @@
  *
  * The prefilter is lexical and sound relative to the evaluator: a store fact needs (1) a pointer
  * named like a cache, or of element type cache_t, or the first part of a sink's name
- * (grammars/cxx/sinks.tsv), spelled in the file itself, and (2) a literal of
- * magnitude >= KV_SENTINEL_MAGNITUDE (1e4), a word of the table (sentinel builtins and macros,
- * numeric_limits, bit-pattern readers) or an identifier of an id family (grammars/ids.tsv) in the file or in a project header it includes (quoted or angled includes
- * found next to the includer, on the compile command's -I paths, or in an ancestor folder). No
- * such file is parsed.
+ * (grammars/cxx/sinks.tsv), spelled in the file itself, and (2) a special value that can reach a
+ * store into a cache (cxxreach.c): a literal of magnitude >= KV_SENTINEL_MAGNITUDE (1e4), a word
+ * of the table (sentinel builtins and macros, numeric_limits, bit-pattern readers) or an
+ * identifier of an id family (grammars/ids.tsv), in the file or in a macro or constant of a
+ * project header it includes (quoted or angled includes found next to the includer, on the
+ * compile command's -I paths, or in an ancestor folder), followed through the expressions and
+ * variables the evaluator follows. No other file is parsed.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -70,9 +72,10 @@ static void cxx_fini(void *state)
 
 /* ---- the lexical prefilter ---- */
 
+/* Where the first cache word of a text is, for cxx_prefilter_explain. */
 typedef struct lexscan {
-    bool cache, special;
-    cxx_prefilter_why *why;    /* NULL, or where each condition was first met */
+    bool cache;
+    cxx_prefilter_why *why;    /* NULL, or where it was found */
     const char *path;          /* the text being scanned */
 } lexscan;
 
@@ -85,11 +88,11 @@ static unsigned line_of(const char *s, size_t off)
     return line;
 }
 
-static void note_why(lexscan *out, bool cache, const char *s, size_t b, size_t e)
+static void note_why(lexscan *out, const char *s, size_t b, size_t e)
 {
     if (!out->why)
         return;
-    cxx_prefilter_reason *r = cache ? &out->why->cache : &out->why->special;
+    cxx_prefilter_reason *r = &out->why->cache;
     size_t n = e - b < sizeof r->word - 1 ? e - b : sizeof r->word - 1;
     memcpy(r->word, s + b, n);
     r->word[n] = '\0';
@@ -105,18 +108,6 @@ static bool ident_start(char c)
 static bool ident_char(char c)
 {
     return ident_start(c) || (c >= '0' && c <= '9');
-}
-
-static bool is_table_word(const cxx_state *st, const char *w, size_t n)
-{
-    if (mem_in_array(st->sentinels.v, st->sentinels.n, w, n) || mem_in_array(st->limits.v, st->limits.n, w, n))
-        return true;
-    if (st->ids && id_vocab_name_family(st->ids, w, n))  /* an id (slot_mapping, positions) */
-        return true;
-    for (size_t i = 0; i < st->bits.n; i++)
-        if (strlen(st->bits.v[i].name) == n && memcmp(st->bits.v[i].name, w, n) == 0)
-            return true;
-    return false;
 }
 
 static bool is_cache_word(const cxx_state *st, const char *w, size_t n)
@@ -139,11 +130,11 @@ static bool is_cache_word(const cxx_state *st, const char *w, size_t n)
     return false;
 }
 
-/* Identifiers and numbers outside comments and string literals. */
-static void scan_text(const cxx_state *st, const char *s, size_t len, bool want_cache, lexscan *out)
+/* The first cache word among the identifiers outside comments and string literals. */
+static void scan_text(const cxx_state *st, const char *s, size_t len, lexscan *out)
 {
     size_t i = 0;
-    while (i < len && !(out->special && (out->cache || !want_cache))) {
+    while (i < len && !out->cache) {
         char c = s[i];
         if (c == '/' && i + 1 < len && s[i + 1] == '/') {
             while (i < len && s[i] != '\n')
@@ -165,27 +156,13 @@ static void scan_text(const cxx_state *st, const char *s, size_t len, bool want_
             size_t b = i;
             while (i < len && ident_char(s[i]))
                 i++;
-            if (want_cache && !out->cache && is_cache_word(st, s + b, i - b)) {
+            if (is_cache_word(st, s + b, i - b)) {
                 out->cache = true;
-                note_why(out, true, s, b, i);
+                note_why(out, s, b, i);
             }
-            if (!out->special && is_table_word(st, s + b, i - b)) {
-                out->special = true;
-                note_why(out, false, s, b, i);
-            }
-        } else if ((c >= '0' && c <= '9') || (c == '.' && i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9')) {
-            char num[64];
-            size_t b = i;
-            while (i < len && (ident_char(s[i]) || s[i] == '.' || ((s[i] == '+' || s[i] == '-') && strchr("eEpP", s[i - 1]))))
+        } else if (c >= '0' && c <= '9') {
+            while (i < len && ident_char(s[i]))
                 i++;
-            size_t n = i - b < sizeof num - 1 ? i - b : sizeof num - 1;
-            memcpy(num, s + b, n);
-            num[n] = '\0';
-            double v = strtod(num, NULL);
-            if (v >= KV_SENTINEL_MAGNITUDE || v != v) {
-                out->special = true;
-                note_why(out, false, s, b, i);
-            }
         } else {
             i++;
         }
@@ -226,7 +203,7 @@ typedef struct closure {
     kv_arena *a;
     ARENA_VEC(const char *) dirs;   /* -I folders and the file's ancestors */
     ARENA_VEC(const char *) seen;   /* realpaths read */
-    lexscan found;
+    ARENA_VEC(cxx_source_text) texts;  /* the headers read, in the arena */
 } closure;
 
 static bool seen_before(closure *c, const char *real)
@@ -251,7 +228,7 @@ static void scan_includes(closure *c, const char *path, const char *data, size_t
         *slash = '\0';
     else
         snprintf(dir, sizeof dir, ".");
-    for (size_t i = 0; i < n && !c->found.special; i++)
+    for (size_t i = 0; i < n; i++)
         scan_header(c, dir, names[i], depth + 1);
 }
 
@@ -274,11 +251,10 @@ static void scan_header(closure *c, const char *includer_dir, const char *name, 
         const char *err;
         if (fs_read_file(real, HEADER_MAX_BYTES, &data, &len, &err) != FS_OK)
             return;
-        c->found.path = arena_strdup(c->a, real);
-        scan_text(c->st, data, len, false, &c->found);
-        if (!c->found.special)
-            scan_includes(c, real, data, len, depth);
+        cxx_source_text t = { arena_strdup(c->a, real), arena_strndup(c->a, data, len), len };
         free(data);
+        ARENA_PUSH(c->a, c->texts, t);
+        scan_includes(c, t.path, t.data, t.len, depth);
         return;
     }
 }
@@ -292,12 +268,11 @@ bool cxx_prefilter_explain(const cxx_state *st, const fe_source *src, kv_arena *
 {
     if (why)
         memset(why, 0, sizeof *why);
-    closure c = { .st = st, .src = src, .a = a, .found = { .why = why, .path = src->path } };
-    scan_text(st, src->data, src->len, true, &c.found);
-    if (!c.found.cache)
+    closure c = { .st = st, .src = src, .a = a };
+    lexscan found = { .why = why, .path = src->path };
+    scan_text(st, src->data, src->len, &found);
+    if (!found.cache)
         return false;
-    if (c.found.special)
-        return true;
     for (size_t i = 0; i + 1 < src->nargs; i++)
         if (!strcmp(src->args[i], "-I") || !strcmp(src->args[i], "-isystem") || !strcmp(src->args[i], "-iquote"))
             ARENA_PUSH(a, c.dirs, src->args[i + 1]);
@@ -310,13 +285,17 @@ bool cxx_prefilter_explain(const cxx_state *st, const fe_source *src, kv_arena *
         }
     }
     scan_includes(&c, src->path, src->data, src->len, 0);
-    return c.found.special;
+    cxx_source_text main = { src->path, src->data, src->len };
+    return cxx_reach(st, &main, c.texts.v, c.texts.n, a, why);
 }
 
 static void cxx_analyze(const fe_source *src, const fe_context *ctx, file_facts *out)
 {
     const cxx_state *st = ctx->state;
-    if (!st || !cxx_prefilter(st, src, out->arena)) {
+    kv_arena *scratch = arena_new();  /* the headers the prefilter reads, its tokens */
+    bool kept = st && cxx_prefilter(st, src, scratch);
+    arena_free(scratch);
+    if (!kept) {
         out->skipped = true;
         return;
     }

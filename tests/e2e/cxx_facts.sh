@@ -54,7 +54,7 @@ expect_query() {
     if [ "$got" = "$4" ]; then pass "$1"; else fail "$1: got '$got', want '$4'"; fi
 }
 
-for case in cast_cache_t half_cache limits bf16_key logits fp8_satfinite nvcc_db suppress prefilter dispatch sinks ids dependent_launch; do
+for case in cast_cache_t half_cache limits bf16_key logits fp8_satfinite nvcc_db suppress prefilter dispatch sinks ids dependent_launch reach; do
     run "$case"
     compare_golden "$case" "$golden/$case.json" "$tmpdir/$case.json"
 done
@@ -103,6 +103,9 @@ expect_query "only the __half instantiation overflows" dependent_launch \
 expect_query "suppressed with // kvlint: ignore" suppress \
     "([(x['rule'], x['line']) for x in d['findings']], d['summary']['suppressed'])" "([('KV001', 6)], 1)"
 expect_query "prefiltered files are not parsed" prefilter "(len(d['stores']), d['stderr'])" "(0, [])"
+expect_query "special values reach caches through locals, casts, headers' constants and macros" reach \
+    "sorted((s['path'], s['line']) for s in d['stores'])" \
+    "[('fact_cast.cu', 6), ('fact_derived.cu', 6), ('fact_header.cu', 5), ('fact_header.cu', 6), ('fact_id.cu', 6), ('fact_limits.cu', 5), ('fact_limits.cu', 6), ('fact_local.cu', 6)]"
 
 # The same writer under an fp8 what-if saturates (fp8::scaled_convert): KV002, not KV001.
 (cd "$tmpdir/cases/sinks" && "$KVLINT" check --format json --kv-cache-dtype fp8_e4m3 . >"$tmpdir/sinks_fp8.json" 2>/dev/null)

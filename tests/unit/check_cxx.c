@@ -216,6 +216,46 @@ START_TEST(prefilter_sound_fixtures)
 }
 END_TEST
 
+/* tests/fixtures/cxx/reach: the prefilter keeps every fact_* file (each has a store fact when
+ * analysed) and keep_* file, and drops every drop_* file (which the test above analyses anyway). */
+START_TEST(prefilter_reach)
+{
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    cxx_state *st = cxx_state_load(srcdir(), &d);
+    static const char *const files[] = { "fact_local.cu", "fact_cast.cu", "fact_header.cu", "fact_derived.cu",
+                                         "fact_limits.cu", "fact_id.cu", "keep_sink.cu", "drop_index.cu",
+                                         "drop_logits.cu", "drop_decls.h" };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char *path = arena_printf(a, "%s/tests/fixtures/cxx/reach/%s", srcdir(), files[i]);
+        char *data;
+        size_t len;
+        const char *err;
+        ck_assert_int_eq(fs_read_file(path, 1 << 20, &data, &len, &err), FS_OK);
+        const char *lang = cxx_frontend.claim(path, data, len);
+        ck_assert_ptr_nonnull(lang);
+        file_facts *f = file_facts_new(path);
+        fe_source src = { .path = f->path, .data = data, .len = len, .lang = lang };
+        bool kept = cxx_prefilter(st, &src, f->arena);
+        ck_assert_msg(kept == (files[i][0] != 'd'), "%s: prefilter %s it", files[i], kept ? "kept" : "dropped");
+        if (files[i][0] == 'f') {
+            CXIndex idx;
+            CXTranslationUnit tu = cxx_parse(st, &src, &idx, f);
+            ck_assert_ptr_nonnull(tu);
+            cxx_analyze_unit(st, tu, &src, f);
+            clang_disposeTranslationUnit(tu);
+            clang_disposeIndex(idx);
+            ck_assert_msg(f->stores.n > 0, "%s: no store fact", files[i]);
+        }
+        file_facts_free(f);
+        free(data);
+    }
+    cxx_state_free(st);
+    arena_free(a);
+}
+END_TEST
+
 /* KVLINT_CXX_CORPUS=/path/to/csrc: the same on a real tree (slow; not run by default). */
 START_TEST(prefilter_sound_corpus)
 {
@@ -405,6 +445,7 @@ int main(void)
     tcase_add_test(t, claims);
     tcase_add_test(t, prefilter_sound_fixtures);
     tcase_add_test(t, prefilter_sound_corpus);
+    tcase_add_test(t, prefilter_reach);
     tcase_add_test(t, pch_per_setting);
     tcase_add_test(t, sink_table);
     tcase_add_test(t, sink_table_shipped);

@@ -1,0 +1,919 @@
+/*
+ * cxxreach.c: the second half of the C/C++/CUDA prefilter (frontend.c): can a special value reach
+ * a store into a cache in the main file, as the evaluator (cxxeval.c, cxxwalk.c) would read it?
+ * Lexical, on tokens; it answers "no" only where the evaluator cannot make a fact.
+ *
+ * A seed is what every fact starts at (cxxeval.c): a literal of magnitude >= 1e4 (or NaN), a word
+ * of the table (a sentinel, numeric_limits, a bit-pattern reader), an identifier of an id family
+ * (grammars/ids.tsv), or a carrier: a variable assigned from one, a constant of a header or a
+ * macro whose body yields one. From each occurrence of a seed the expression around it is climbed
+ * the way the evaluator passes a value on, and it dies where the evaluator stops following:
+ *  - as an operand of a binary operator (arithmetic is not folded), behind `!`, `~`, `*` or `&`,
+ *    as a ternary's condition, as a subscript (the index is never evaluated), after `.` or `->`,
+ *    when it is called, as a declarator, after `return`, `sizeof`, `if`, `while`, ..., in `asm`;
+ *  - through parentheses, casts, unary +/-, a ternary's arms and the arguments of a call it climbs
+ *    on to the call (a conversion passes its argument on; any call is taken for one);
+ *  - `x = v`, `T x = v`, `T x(v)`, `T x{v}` make x a carrier (its occurrences are seeds);
+ *  - `lhs = v` where lhs writes through a pointer or a member is a store: it keeps the file when
+ *    lhs names a cache (a cache-named identifier, one declared of the KV element type cache_t, a
+ *    variable assigned from either) or a macro, and dies otherwise (a logits buffer).
+ * Kept (the answer is "yes") wherever the reading is unsure: a call argument when the file spells a
+ * sink of grammars/cxx/sinks.tsv (a sink stores its argument), a macro that assigns or names a sink,
+ * brackets that do not balance (#if branches), a range-for, too many carriers.
+ *
+ * Headers (the include closure frontend.c reads) contribute their macros and their constants
+ * (a `const`/`constexpr` declaration): the only ways a header's value reaches the main file's
+ * functions, which alone are analysed. It does not parse: a wrong guess about what a token is can
+ * only keep a file, never drop one whose analysis would give a fact.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cxx/cxxfe.h"
+#include "util/strlist.h"
+
+enum { MAX_CLIMB = 64, MAX_CARRIERS = 4096 };
+
+typedef enum { T_ID, T_NUM, T_P } tkind;
+
+typedef struct tok {
+    tkind kind;
+    const char *s;             /* into the text */
+    unsigned len, line;
+    int match;                 /* the other bracket of a pair, or -1 */
+    int open;                  /* the innermost bracket open before this token, or -1 */
+} tok;
+
+typedef struct toks {
+    tok *v;
+    int n;
+    bool balanced;
+    bool macro_body;           /* its start and end are wherever the macro is used */
+    const char *path;
+} toks;
+
+typedef struct macro {
+    const char *name;
+    bool fn;                   /* function-like */
+    toks body;
+    bool assigns;              /* its body assigns, or names a sink: its arguments may be stored */
+    bool stores;               /* its expansion may store: an assignment through anything but a plain
+                                * identifier (any assignment of a function-like macro), or a sink */
+    bool carrier;              /* its body yields a seed's value */
+    bool cache;                /* its body names a cache (or the KV element type) */
+} macro;
+
+typedef struct reach {
+    const cxx_state *st;
+    kv_arena *a;
+    ARENA_VEC(macro) macros;
+    ARENA_VEC(const char *) carriers;   /* names (NUL-terminated, in the arena) */
+    ARENA_VEC(const char *) caches;     /* cache-ish names of the main file */
+    bool sinks;                /* the main file spells a sink's name */
+    bool give_up;              /* keep the file */
+    cxx_prefilter_why *why;
+} reach;
+
+/* ---- tokens ---- */
+
+static bool is_start(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_word(char c)
+{
+    return is_start(c) || (c >= '0' && c <= '9');
+}
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static unsigned punct_len(const char *s, size_t left)
+{
+    static const char *const three[] = { "<<=", ">>=", "->*", NULL };
+    static const char *const two[] = { "->", "::", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++", "--", "+=",
+                                       "-=", "*=", "/=", "%=", "&=", "|=", "^=", ".*", NULL };
+    for (size_t i = 0; three[i]; i++)
+        if (left >= 3 && memcmp(s, three[i], 3) == 0)
+            return 3;
+    for (size_t i = 0; two[i]; i++)
+        if (left >= 2 && memcmp(s, two[i], 2) == 0)
+            return 2;
+    return 1;
+}
+
+static bool tis(const tok *t, const char *p)
+{
+    return t->len == strlen(p) && memcmp(t->s, p, t->len) == 0;
+}
+
+static bool tin(const tok *t, const char *const *set)
+{
+    for (size_t i = 0; set[i]; i++)
+        if (tis(t, set[i]))
+            return true;
+    return false;
+}
+
+/* Pair brackets; a closer that does not match its opener unbalances the list. */
+static void pair_brackets(kv_arena *a, toks *t)
+{
+    int *stack = arena_alloc(a, (size_t)(t->n + 1) * sizeof *stack);
+    int depth = 0;
+    t->balanced = true;
+    for (int i = 0; i < t->n; i++) {
+        tok *k = &t->v[i];
+        k->match = -1;
+        k->open = depth ? stack[depth - 1] : -1;
+        if (k->kind != T_P || k->len != 1)
+            continue;
+        char c = k->s[0];
+        if (c == '(' || c == '[' || c == '{') {
+            stack[depth++] = i;
+        } else if (c == ')' || c == ']' || c == '}') {
+            char want = c == ')' ? '(' : c == ']' ? '[' : '{';
+            if (!depth || t->v[stack[depth - 1]].s[0] != want) {
+                t->balanced = false;
+                continue;
+            }
+            int o = stack[--depth];
+            t->v[o].match = i;
+            k->match = o;
+            k->open = depth ? stack[depth - 1] : -1;
+        }
+    }
+    if (depth)
+        t->balanced = false;
+}
+
+/* One preprocessor directive starting at s[i] ('#'); its end (the newline not escaped). A
+ * `#define` is recorded as a macro. */
+static size_t directive(reach *r, const char *path, const char *s, size_t len, size_t i);
+
+static void tokenize(reach *r, const char *path, const char *s, size_t len, bool directives, toks *out)
+{
+    ARENA_VEC(tok) v = {0};
+    unsigned line = 1;
+    bool line_start = true;
+    size_t i = 0;
+    while (i < len) {
+        char c = s[i];
+        if (c == '\n') {
+            line++, i++, line_start = true;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || (c == '\\' && i + 1 < len && s[i + 1] == '\n')) {
+            i += c == '\\' ? 2 : 1;
+            line += c == '\\';
+            continue;
+        }
+        if (directives && line_start && c == '#') {
+            size_t e = directive(r, path, s, len, i);
+            for (size_t k = i; k < e; k++)
+                line += s[k] == '\n';
+            i = e;
+            continue;
+        }
+        line_start = false;
+        if (c == '/' && i + 1 < len && s[i + 1] == '/') {
+            while (i < len && s[i] != '\n')
+                i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < len && s[i + 1] == '*') {
+            size_t j = i + 2;
+            while (j + 1 < len && !(s[j] == '*' && s[j + 1] == '/'))
+                line += s[j++] == '\n';
+            i = j + 1 < len ? j + 2 : len;
+            continue;
+        }
+        if (c == '"' || c == '\'') {
+            i++;
+            while (i < len && s[i] != c && s[i] != '\n')
+                i += s[i] == '\\' ? 2 : 1;
+            i++;
+            continue;
+        }
+        tok t = { .s = s + i, .line = line };
+        if (is_start(c)) {
+            size_t b = i;
+            while (i < len && is_word(s[i]))
+                i++;
+            t.kind = T_ID;
+            t.len = (unsigned)(i - b);
+        } else if (is_digit(c) || (c == '.' && i + 1 < len && is_digit(s[i + 1]))) {
+            size_t b = i;
+            while (i < len && (is_word(s[i]) || s[i] == '.' || (s[i] == '\'' && i + 1 < len && is_word(s[i + 1])) ||
+                               ((s[i] == '+' || s[i] == '-') && strchr("eEpP", s[i - 1]))))
+                i++;
+            t.kind = T_NUM;
+            t.len = (unsigned)(i - b);
+        } else {
+            t.kind = T_P;
+            t.len = punct_len(s + i, len - i);
+            i += t.len;
+        }
+        ARENA_PUSH(r->a, v, t);
+    }
+    out->v = v.v;
+    out->n = (int)v.n;
+    out->path = path;
+    out->macro_body = !directives;
+    pair_brackets(r->a, out);
+}
+
+static size_t directive(reach *r, const char *path, const char *s, size_t len, size_t i)
+{
+    size_t e = i;
+    while (e < len && !(s[e] == '\n' && s[e - 1] != '\\' && !(s[e - 1] == '\r' && e >= 2 && s[e - 2] == '\\')))
+        e++;
+    size_t j = i + 1;
+    while (j < e && (s[j] == ' ' || s[j] == '\t'))
+        j++;
+    if (e - j < 7 || strncmp(s + j, "define", 6) != 0 || is_word(s[j + 6]))
+        return e;
+    j += 6;
+    while (j < e && (s[j] == ' ' || s[j] == '\t'))
+        j++;
+    size_t nb = j;
+    while (j < e && is_word(s[j]))
+        j++;
+    if (j == nb)
+        return e;
+    macro m = { .name = arena_strndup(r->a, s + nb, j - nb), .fn = j < e && s[j] == '(' };
+    if (m.fn) {
+        while (j < e && s[j] != ')')
+            j++;
+        j += j < e;
+    }
+    tokenize(r, path, s + j, e - j, false, &m.body);
+    ARENA_PUSH(r->a, r->macros, m);
+    return e;
+}
+
+/* ---- what a token is ---- */
+
+static double num_value(const tok *t)
+{
+    char buf[64];
+    size_t n = 0;
+    for (unsigned i = 0; i < t->len && n + 1 < sizeof buf; i++)
+        if (t->s[i] != '\'')
+            buf[n++] = t->s[i];
+    buf[n] = '\0';
+    return strtod(buf, NULL);
+}
+
+static bool in_list(const char *const *v, size_t n, const tok *t)
+{
+    return mem_in_array(v, n, t->s, t->len);
+}
+
+static const macro *find_macro(const reach *r, const tok *t)
+{
+    if (t->kind != T_ID)
+        return NULL;
+    for (size_t i = r->macros.n; i-- > 0;)
+        if (strlen(r->macros.v[i].name) == t->len && memcmp(r->macros.v[i].name, t->s, t->len) == 0)
+            return &r->macros.v[i];
+    return NULL;
+}
+
+/* A word of the table that makes a special value by a call or a template (FLT_MAX, __builtin_inff(),
+ * numeric_limits<T>::lowest(), __int_as_float(bits)). */
+static bool is_table_word(const cxx_state *st, const tok *t)
+{
+    if (t->kind != T_ID)
+        return false;
+    if (in_list(st->sentinels.v, st->sentinels.n, t) || in_list(st->limits.v, st->limits.n, t))
+        return true;
+    for (size_t i = 0; i < st->bits.n; i++)
+        if (strlen(st->bits.v[i].name) == t->len && memcmp(st->bits.v[i].name, t->s, t->len) == 0)
+            return true;
+    return false;
+}
+
+static bool is_seed(const reach *r, const tok *t)
+{
+    if (t->kind == T_NUM) {
+        double v = num_value(t);
+        return v >= KV_SENTINEL_MAGNITUDE || v != v;
+    }
+    if (t->kind != T_ID)
+        return false;
+    if (is_table_word(r->st, t) || in_list(r->carriers.v, r->carriers.n, t))
+        return true;
+    return r->st->ids && id_vocab_name_family(r->st->ids, t->s, t->len);
+}
+
+/* Is t a sink's name or the first part of one (kv_buffer_saver of kv_buffer_saver::save)? */
+static bool is_sink_word(const cxx_state *st, const tok *t)
+{
+    for (size_t i = 0; i < st->sinks.n; i++) {
+        const char *name = st->sinks.v[i].name, *sep = strstr(name, "::");
+        size_t n = sep ? (size_t)(sep - name) : strlen(name);
+        if (n == t->len && memcmp(name, t->s, n) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool is_kv_type(const cxx_state *st, const tok *t)
+{
+    for (size_t i = 0; i < st->types.n; i++)
+        if (st->types.v[i].dt_kind == CXD_KV && strlen(st->types.v[i].name) == t->len &&
+            memcmp(st->types.v[i].name, t->s, t->len) == 0)
+            return true;
+    return false;
+}
+
+static const char *const BINOPS[] = { "+", "-", "*", "/", "%", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "|",
+                                      "^", "&&", "||", "!", "~", "++", "--", ".", "->", ".*", "->*", NULL };
+static const char *const COMPOUND[] = { "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", NULL };
+/* Words before an expression whose value goes nowhere the evaluator follows. */
+static const char *const DEADKW[] = { "return", "case", "throw", "sizeof", "co_return", "co_yield", "alignof",
+                                      "decltype", "typeid", "if", "while", "switch", "for", "delete", "new", "goto",
+                                      "noexcept", "static_assert", "asm", "__asm__", "__asm", "alignas", NULL };
+static const char *const QUALS[] = { "const", "volatile", "__restrict__", "__restrict", "restrict", NULL };
+
+static bool is_p(const toks *t, int i, const char *p)
+{
+    return i >= 0 && i < t->n && t->v[i].kind == T_P && tis(&t->v[i], p);
+}
+
+/* Does token i end an operand (so a following + or - is binary)? */
+static bool operand_end(const toks *t, int i)
+{
+    if (i < 0)
+        return false;
+    const tok *k = &t->v[i];
+    if (k->kind == T_NUM || (k->kind == T_ID && !tin(k, DEADKW) && !tis(k, "else") && !tis(k, "do")))
+        return true;
+    return k->kind == T_P && (tis(k, ")") || tis(k, "]"));
+}
+
+static bool is_assign(const tok *k)
+{
+    return k->kind == T_P && (tis(k, "=") || tin(k, COMPOUND));
+}
+
+/* ---- climbing ---- */
+
+typedef enum { F_DEAD, F_LIVE, F_CARRIER, F_MACRO_VALUE } fate_kind;
+
+typedef struct fate {
+    fate_kind kind;
+    int name;                  /* F_CARRIER: the token of the name */
+    bool is_const;             /* F_CARRIER: its declaration says const or constexpr */
+} fate;
+
+static fate dead(void) { return (fate){ .kind = F_DEAD }; }
+static fate live(void) { return (fate){ .kind = F_LIVE }; }
+
+/* The first token of the statement piece ending before i: after `;`, `{`, `}` or the open bracket. */
+static int statement_start(const toks *t, int i)
+{
+    int s = i;
+    while (s > 0) {
+        const tok *k = &t->v[s - 1];
+        if (k->kind == T_P && k->match >= 0 && (tis(k, ")") || tis(k, "]") || tis(k, "}"))) {
+            if (tis(k, "}"))
+                break;
+            s = k->match;
+            continue;
+        }
+        if (k->kind == T_P && (tis(k, ";") || tis(k, "{") || tis(k, "(") || tis(k, "[")))
+            break;
+        s--;
+    }
+    return s;
+}
+
+static bool const_declaration(const toks *t, int from, int to)
+{
+    for (int i = from; i < to; i++)
+        if (t->v[i].kind == T_ID && (tis(&t->v[i], "const") || tis(&t->v[i], "constexpr")))
+            return true;
+    return false;
+}
+
+static fate carrier(const toks *t, int name)
+{
+    return (fate){ .kind = F_CARRIER, .name = name, .is_const = const_declaration(t, statement_start(t, name), name) };
+}
+
+/* The left operand of the assignment at eq: its first token. */
+static int lhs_start(const toks *t, int eq)
+{
+    int s = eq;
+    while (s > 0) {
+        const tok *k = &t->v[s - 1];
+        if (k->kind == T_P && k->match >= 0 && (tis(k, ")") || tis(k, "]"))) {
+            s = k->match;
+            continue;
+        }
+        if (k->kind == T_P && (tis(k, ";") || tis(k, ",") || tis(k, "?") || tis(k, ":") || tis(k, "{") ||
+                               tis(k, "}") || tis(k, "(") || tis(k, "[") || is_assign(k)))
+            break;
+        if (k->kind == T_ID && (tin(k, DEADKW) || tis(k, "else") || tis(k, "do")))
+            break;
+        s--;
+    }
+    return s;
+}
+
+/* Where a conditional expression whose `?` is at q starts: after an assignment, a statement
+ * boundary, an open bracket or a keyword (commas are crossed: they may be a template's). */
+static int conditional_start(const toks *t, int q)
+{
+    int s = q;
+    while (s > 0) {
+        const tok *k = &t->v[s - 1];
+        if (k->kind == T_P && k->match >= 0 && (tis(k, ")") || tis(k, "]"))) {
+            s = k->match;
+            continue;
+        }
+        if (k->kind == T_P && (tis(k, ";") || tis(k, "{") || tis(k, "}") || tis(k, "(") || tis(k, "[") || is_assign(k)))
+            break;
+        if (k->kind == T_ID && tin(k, DEADKW))
+            break;
+        s--;
+    }
+    return s;
+}
+
+/* Where the expression from e on ends: at a comma, `;` or a closing bracket of the same depth. */
+static int expression_end(const toks *t, int e)
+{
+    int j = e;
+    while (j < t->n) {
+        const tok *k = &t->v[j];
+        if (k->kind == T_P && k->match > j) {
+            j = k->match + 1;
+            continue;
+        }
+        if (k->kind == T_P && (tis(k, ",") || tis(k, ";") || tis(k, ")") || tis(k, "]") || tis(k, "}")))
+            break;
+        j++;
+    }
+    return j;
+}
+
+static bool names_a_cache(const reach *r, const toks *t, int from, int to)
+{
+    for (int i = from; i < to; i++) {
+        const tok *k = &t->v[i];
+        const macro *m;
+        if (k->kind == T_ID && (in_list(r->caches.v, r->caches.n, k) || ((m = find_macro(r, k)) && m->cache)))
+            return true;
+    }
+    return false;
+}
+
+static fate climb(reach *r, const toks *t, int b, int e, int depth);
+
+/* A value assigned by the operator at j. */
+static fate assigned(reach *r, const toks *t, int j)
+{
+    int s = lhs_start(t, j);
+    if (s >= j)
+        return live();
+    const tok *last = &t->v[j - 1];
+    /* *x = v is a store; T *x = v declares x (only a type name or `>` stands before its `*`) */
+    bool deref = is_p(t, j - 2, "*") && !(j >= 3 && ((t->v[j - 3].kind == T_ID && !tin(&t->v[j - 3], DEADKW)) ||
+                                                    is_p(t, j - 3, ">")));
+    if (last->kind == T_ID && !is_p(t, j - 2, ".") && !is_p(t, j - 2, "->") && !deref)
+        return tis(&t->v[j], "=") ? carrier(t, j - 1) : dead();  /* x = v; x += v is unknown */
+    /* a store through a pointer, a subscript or a member (in a macro body, maybe through a
+     * parameter that is a cache where it is used) */
+    if (r->sinks || t->macro_body || names_a_cache(r, t, s, j))
+        return live();
+    return dead();
+}
+
+/* The call, cast or initialisation whose argument list opens at o (t[o] is `(` or `{`). */
+static fate argument(reach *r, const toks *t, int o, int depth)
+{
+    int c = t->v[o].match;
+    int pj = o - 1;
+    bool brace = tis(&t->v[o], "{");
+    if (pj < 0)
+        return brace ? dead() : climb(r, t, o, c + 1, depth + 1);
+    const tok *p = &t->v[pj];
+    if (p->kind == T_ID && tin(p, DEADKW))
+        return dead();
+    if (brace && p->kind == T_P && (tis(p, "=") || tis(p, ",") || tis(p, "(") || tis(p, "{") || tis(p, "[")))
+        return climb(r, t, o, c + 1, depth + 1);  /* = {v}, f({v}) */
+    if (brace && !(p->kind == T_ID && !tis(p, "else") && !tis(p, "do") && !tis(p, "try")) && !is_p(t, pj, ">"))
+        return dead();  /* a block: v starts a statement */
+    bool callee_end = p->kind == T_ID || is_p(t, pj, ">") || is_p(t, pj, ")") || is_p(t, pj, "]");
+    if (!callee_end)
+        return climb(r, t, o, c + 1, depth + 1);  /* parentheses */
+    if (r->sinks)
+        return live();
+    if (is_p(t, pj, ")") || is_p(t, pj, "]"))
+        return live();  /* f(x)(v), a[i](v), a lambda's parameters: not read further */
+    int cb = pj;
+    if (is_p(t, pj, ">")) {  /* static_cast<float>(v), f<T>(v): back to the name before `<` */
+        int d = 0, k = pj;
+        for (; k >= 0; k--) {  /* a kernel launch's <<<...>>> counts as three */
+            if (is_p(t, k, ">"))
+                d++;
+            else if (is_p(t, k, ">>"))
+                d += 2;
+            else if (is_p(t, k, "<"))
+                d--;
+            else if (is_p(t, k, "<<"))
+                d -= 2;
+            else if (is_p(t, k, ";") || is_p(t, k, "{") || is_p(t, k, "}"))
+                return live();
+            if (d <= 0)
+                break;
+        }
+        if (is_p(t, k, "<<") && is_p(t, k - 1, ">")) {  /* f<T><<<...>>>(v): f's own arguments */
+            for (d = 0, k--; k >= 0; k--) {
+                d += is_p(t, k, ">") ? 1 : is_p(t, k, ">>") ? 2 : is_p(t, k, "<") ? -1 : 0;
+                if (d <= 0 || is_p(t, k, ";") || is_p(t, k, "{") || is_p(t, k, "}"))
+                    break;
+            }
+            if (k < 0 || !is_p(t, k, "<"))
+                return live();
+        }
+        if (k < 1 || t->v[k - 1].kind != T_ID)
+            return live();
+        cb = k - 1;
+    }
+    while (cb >= 2 && is_p(t, cb - 1, "::") && t->v[cb - 2].kind == T_ID)
+        cb -= 2;
+    const macro *m = find_macro(r, &t->v[cb]);
+    if (m && m->assigns)
+        return live();
+    /* T x(v), T* x(v), T x{v}: a declaration; x holds v */
+    int pp = cb - 1;
+    if (pp >= 0 && cb == pj && ((t->v[pp].kind == T_ID && !tin(&t->v[pp], DEADKW) && !tis(&t->v[pp], "else") &&
+                                 !tis(&t->v[pp], "do")) || is_p(t, pp, "*") || is_p(t, pp, "&") ||
+                                is_p(t, pp, "&&") || is_p(t, pp, ">"))) {
+        if (find_macro(r, &t->v[pp]))
+            return live();
+        return carrier(t, cb);
+    }
+    return climb(r, t, cb, c + 1, depth + 1);
+}
+
+/* Does the `{` at o open a block (a function body, a compound statement), not an initialiser? */
+static bool is_block(const toks *t, int o)
+{
+    if (o == 0)
+        return true;
+    const tok *p = &t->v[o - 1];
+    if (p->kind == T_P)
+        return tis(p, ")") || tis(p, ";") || tis(p, "}") || tis(p, ":");
+    static const char *const before_block[] = { "else", "do", "try", "const", "override", "final", "noexcept",
+                                                "mutable", "volatile", NULL };
+    return p->kind == T_ID && tin(p, before_block);
+}
+
+/* In the list of the bracket at o: the element [b, e). */
+static fate element(reach *r, const toks *t, int o, int e, int depth)
+{
+    if (tis(&t->v[o], "["))
+        return dead();  /* a subscript or a capture list */
+    if (t->v[o].match < 0)
+        return live();
+    if (tis(&t->v[o], "{") && is_block(t, o))  /* `{ v; }`, `{ a, v; }`: a statement of its own */
+        return is_p(t, e, ";") ? dead() : live();
+    if (e < t->n && !(is_p(t, e, ",") || e == t->v[o].match))
+        return live();
+    return argument(r, t, o, depth);
+}
+
+/* The fate of the value of tokens [b, e). */
+static fate climb(reach *r, const toks *t, int b, int e, int depth)
+{
+    if (depth > MAX_CLIMB)
+        return live();
+    if (b == 0 && e == t->n)
+        return (fate){ .kind = F_MACRO_VALUE };  /* a macro's whole body (in a file: keep it) */
+    int j = b - 1;
+    while (j >= 0 && (is_p(t, j, "-") || is_p(t, j, "+"))) {
+        if (operand_end(t, j - 1))
+            return dead();  /* a binary operand */
+        j--;
+    }
+    const tok *p = j >= 0 ? &t->v[j] : NULL, *q = e < t->n ? &t->v[e] : NULL;
+    if (q && (q->kind != T_P || tin(q, BINOPS) || is_assign(q) || tis(q, "(") || tis(q, "[") || tis(q, "{") ||
+              tis(q, "?")))
+        return dead();
+    if (!p)  /* the first token: of a file, a statement; of a macro body, the body's value */
+        return t->macro_body || !q ? (fate){ .kind = F_MACRO_VALUE } : dead();
+    if (p->kind == T_NUM || tin(p, BINOPS) || tis(p, "]"))
+        return dead();
+    if (p->kind == T_ID)
+        return find_macro(r, p) ? live() : dead();  /* a declarator, `return v`, `case v` */
+    if (tis(p, ")"))
+        return p->match >= 0 ? climb(r, t, p->match, e, depth + 1) : live();  /* a cast */
+    if (tis(p, "?"))
+        return climb(r, t, conditional_start(t, j), expression_end(t, e), depth + 1);
+    if (tis(p, ":")) {
+        /* a ternary's second arm when a `?` is open to the left in the same statement */
+        int open = 0;
+        for (int k = j - 1; k >= 0; k--) {
+            const tok *x = &t->v[k];
+            if (x->kind == T_P && x->match >= 0 && (tis(x, ")") || tis(x, "]"))) {
+                k = x->match;
+                continue;
+            }
+            if (x->kind == T_P && (tis(x, ";") || tis(x, "{") || tis(x, "}") || tis(x, "(") || tis(x, "[")))
+                break;
+            if (tis(x, ":"))
+                open++;
+            else if (tis(x, "?") && open-- == 0)
+                return climb(r, t, conditional_start(t, k), expression_end(t, e), depth + 1);
+        }
+        int o = p->open;
+        if (o >= 1 && tis(&t->v[o], "(") && tis(&t->v[o - 1], "for"))
+            return live();  /* for (x : v) */
+        return q && (tis(q, ";") || tis(q, ",") || tis(q, ")") || tis(q, "}")) ? dead() : live();
+    }
+    if (is_assign(p))
+        return assigned(r, t, j);
+    if (tis(p, ",")) {
+        int o = p->open;
+        if (o < 0)  /* `int a, v;`, `x = a, v;`; in a macro body, maybe a list where it is used */
+            return t->macro_body ? (fate){ .kind = F_MACRO_VALUE } : dead();
+        return element(r, t, o, e, depth);
+    }
+    if (tis(p, "(") || tis(p, "[") || tis(p, "{"))
+        return element(r, t, j, e, depth);
+    if (tis(p, ";") || tis(p, "}"))
+        return dead();  /* a statement of its own: `v;` */
+    if (tis(p, "::"))
+        return live();
+    return live();
+}
+
+/* The tokens an occurrence of a seed at i spans: qualifiers before it, subscripts after an
+ * identifier, template arguments, members and the call of a table word or function-like macro. */
+static void primary(const reach *r, const toks *t, int i, int *b, int *e)
+{
+    const tok *k = &t->v[i];
+    const macro *m = find_macro(r, k);
+    bool callish = is_table_word(r->st, k) || (m && m->fn);
+    int s = i;
+    while (s >= 2 && is_p(t, s - 1, "::") && t->v[s - 2].kind == T_ID)
+        s -= 2;
+    if (is_p(t, s - 1, "::"))
+        s--;
+    int x = i + 1;
+    while (x < t->n) {
+        if (is_p(t, x, "::") && x + 1 < t->n && t->v[x + 1].kind == T_ID) {
+            x += 2;
+        } else if (callish && is_p(t, x, "<")) {
+            int d = 0, y = x;
+            for (; y < t->n && !is_p(t, y, ";") && !is_p(t, y, "{"); y++) {
+                d += is_p(t, y, "<") ? 1 : is_p(t, y, ">") ? -1 : is_p(t, y, ">>") ? -2 : 0;
+                if (d <= 0)
+                    break;
+            }
+            if (y >= t->n || d > 0)
+                break;
+            x = y + 1;
+        } else if (callish && is_p(t, x, "(") && t->v[x].match > x) {
+            x = t->v[x].match + 1;
+        } else if (!callish && is_p(t, x, "[") && t->v[x].match > x) {
+            x = t->v[x].match + 1;
+        } else {
+            break;
+        }
+    }
+    *b = s;
+    *e = x;
+}
+
+/* Is token i inside the operands of an asm statement (which stores nothing the walk reads)? */
+static bool in_asm(const toks *t, int i)
+{
+    static const char *const asm_words[] = { "asm", "__asm__", "__asm", NULL };
+    for (int o = t->v[i].open; o >= 0; o = t->v[o].open) {
+        int k = o - 1;
+        while (k >= 0 && (tis(&t->v[k], "volatile") || tis(&t->v[k], "__volatile__") || tis(&t->v[k], "goto")))
+            k--;
+        if (k >= 0 && tis(&t->v[o], "(") && tin(&t->v[k], asm_words))
+            return true;
+    }
+    return false;
+}
+
+static void add_name(reach *r, const tok *k)
+{
+    if (r->carriers.n >= MAX_CARRIERS) {
+        r->give_up = true;
+        return;
+    }
+    ARENA_PUSH(r->a, r->carriers, arena_strndup(r->a, k->s, k->len));
+}
+
+static void note(reach *r, const toks *t, int i)
+{
+    if (!r->why || r->why->special.path)
+        return;
+    const tok *k = &t->v[i];
+    size_t n = k->len < sizeof r->why->special.word - 1 ? k->len : sizeof r->why->special.word - 1;
+    memcpy(r->why->special.word, k->s, n);
+    r->why->special.word[n] = '\0';
+    r->why->special.path = t->path;
+    r->why->special.line = k->line;
+}
+
+typedef enum { IN_MAIN, IN_HEADER, IN_MACRO } follow_mode;
+
+/* Follow every seed of t. In the main file: true when one lives (a store may hold it), and every
+ * carrier found is added to r. In a header: its constants are added. In a macro body: true when a
+ * seed may be what the body yields where it is used (its value, a store, an assignment). */
+static bool follow(reach *r, const toks *t, follow_mode mode)
+{
+    if (!t->balanced)
+        return mode != IN_HEADER;
+    ARENA_VEC(int) work = {0};
+    unsigned char *seen = arena_alloc(r->a, (size_t)t->n + 1);
+    memset(seen, 0, (size_t)t->n + 1);
+    for (int i = 0; i < t->n; i++)
+        if (is_seed(r, &t->v[i]))
+            ARENA_PUSH(r->a, work, i);
+    bool lives = false;
+    while (work.n && !lives && !r->give_up) {
+        int i = work.v[--work.n];
+        if (seen[i])
+            continue;
+        seen[i] = 1;
+        const tok *k = &t->v[i];
+        const macro *m = find_macro(r, k);
+        if (m && m->stores && in_list(r->carriers.v, r->carriers.n, k) && mode != IN_HEADER) {
+            note(r, t, i);
+            lives = true;  /* its expansion may store a special value */
+            break;
+        }
+        int b, e;
+        primary(r, t, i, &b, &e);
+        fate f = in_asm(t, i) ? dead() : climb(r, t, b, e, 0);
+        if (mode == IN_MACRO && f.kind != F_CARRIER) {
+            lives = f.kind != F_DEAD;  /* its value or a store where it is used */
+            continue;
+        }
+        if (f.kind == F_LIVE || f.kind == F_MACRO_VALUE) {
+            if (mode == IN_HEADER)
+                continue;
+            note(r, t, i);
+            lives = true;
+        } else if (f.kind == F_CARRIER && (mode != IN_HEADER || f.is_const) &&
+                   !in_list(r->carriers.v, r->carriers.n, &t->v[f.name])) {
+            add_name(r, &t->v[f.name]);
+            for (int j = 0; j < t->n; j++)
+                if (t->v[j].kind == T_ID && t->v[j].len == t->v[f.name].len && !seen[j] &&
+                    memcmp(t->v[j].s, t->v[f.name].s, t->v[j].len) == 0)
+                    ARENA_PUSH(r->a, work, j);
+        }
+    }
+    return lives || r->give_up;
+}
+
+/* Macros: which assign (or name a sink), which yield a seed's value; to a fixed point, since one
+ * macro may use another. */
+static void settle_macros(reach *r)
+{
+    for (size_t i = 0; i < r->macros.n; i++) {
+        macro *m = &r->macros.v[i];
+        const toks *b = &m->body;
+        for (int k = 0; k < b->n; k++) {
+            const tok *x = &b->v[k];
+            bool sink = is_sink_word(r->st, x);
+            if (is_assign(x) || sink) {
+                m->assigns = true;
+                /* `x = v` in an object-like macro assigns a variable where it is used (followed as
+                 * a carrier); anything else may be a store */
+                m->stores |= sink || m->fn || !(k >= 1 && b->v[k - 1].kind == T_ID && !is_p(b, k - 2, ".") &&
+                                                !is_p(b, k - 2, "->") && !is_p(b, k - 2, "*"));
+            }
+            m->cache |= x->kind == T_ID && (cxx_is_cache_name(r->st, x->s, x->len) || is_kv_type(r->st, x));
+        }
+        m->assigns |= !b->balanced;
+        m->stores |= !b->balanced;
+        m->cache |= !b->balanced;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t i = 0; i < r->macros.n && !r->give_up; i++) {
+            macro *m = &r->macros.v[i];
+            for (int k = 0; k < m->body.n; k++) {
+                const macro *u = find_macro(r, &m->body.v[k]);
+                if (!u || u == m)
+                    continue;
+                if ((u->assigns && !m->assigns) || (u->stores && !m->stores) || (u->cache && !m->cache))
+                    changed = true;
+                m->assigns |= u->assigns;
+                m->stores |= u->stores;
+                m->cache |= u->cache;
+            }
+            if (m->carrier)
+                continue;
+            if (follow(r, &m->body, IN_MACRO)) {
+                m->carrier = changed = true;
+                tok name = { .kind = T_ID, .s = m->name, .len = (unsigned)strlen(m->name) };
+                if (!in_list(r->carriers.v, r->carriers.n, &name))
+                    add_name(r, &name);
+            }
+        }
+    }
+}
+
+/* Could [from, to) have a cache as its pointer base (cxx_pointer_base: p in p + i, &p[i], *p,
+ * casts of p)? It names one outside subscripts, members and the arguments of calls. */
+static bool based_on_cache(const reach *r, const toks *t, int from, int to)
+{
+    static const char *const casts[] = { "reinterpret_cast", "static_cast", "const_cast", "dynamic_cast", NULL };
+    for (int i = from; i < to; i++) {
+        const tok *k = &t->v[i];
+        if (k->kind == T_P && k->match > i && (tis(k, "[") ||
+                                               (tis(k, "(") && i > from && t->v[i - 1].kind == T_ID &&
+                                                !tin(&t->v[i - 1], casts)))) {
+            i = k->match;  /* an index, or a call's arguments */
+            continue;
+        }
+        if (k->kind == T_ID && !is_p(t, i - 1, ".") && !is_p(t, i - 1, "->") && names_a_cache(r, t, i, i + 1))
+            return true;
+    }
+    return false;
+}
+
+/* Cache-ish names of the main file: named like a cache, declared of the KV element type (cache_t
+ * *p), or assigned (initialised) from an expression whose pointer base may be one. */
+static void find_caches(reach *r, const toks *t)
+{
+    for (int i = 0; i < t->n; i++) {
+        const tok *k = &t->v[i];
+        if (k->kind != T_ID)
+            continue;
+        if (cxx_is_cache_name(r->st, k->s, k->len) && !in_list(r->caches.v, r->caches.n, k))
+            ARENA_PUSH(r->a, r->caches, arena_strndup(r->a, k->s, k->len));
+        if (is_kv_type(r->st, k)) {
+            int j = i + 1;
+            while (j < t->n && (tin(&t->v[j], QUALS) || is_p(t, j, "*") || is_p(t, j, "&")))
+                j++;
+            if (j < t->n && t->v[j].kind == T_ID && !in_list(r->caches.v, r->caches.n, &t->v[j]))
+                ARENA_PUSH(r->a, r->caches, arena_strndup(r->a, t->v[j].s, t->v[j].len));
+        }
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 1; i < t->n; i++) {
+            /* x = ... a cache ..., T x(... a cache ...), T x{...} */
+            const tok *name = &t->v[i - 1];
+            bool init = is_p(t, i, "=") || ((is_p(t, i, "(") || is_p(t, i, "{")) && t->v[i].match > i);
+            if (!init || name->kind != T_ID || in_list(r->caches.v, r->caches.n, name))
+                continue;
+            int end = is_p(t, i, "=") ? expression_end(t, i + 1) : t->v[i].match;
+            if (based_on_cache(r, t, i + 1, end)) {
+                ARENA_PUSH(r->a, r->caches, arena_strndup(r->a, name->s, name->len));
+                changed = true;
+            }
+        }
+    }
+}
+
+bool cxx_reach(const cxx_state *st, const cxx_source_text *main, const cxx_source_text *headers, size_t nheaders,
+               kv_arena *a, cxx_prefilter_why *why)
+{
+    reach r = { .st = st, .a = a, .why = why };
+    toks *hs = arena_alloc(a, (nheaders + 1) * sizeof *hs);
+    for (size_t i = 0; i < nheaders; i++)
+        tokenize(&r, headers[i].path, headers[i].data, headers[i].len, true, &hs[i]);
+    toks m;
+    tokenize(&r, main->path, main->data, main->len, true, &m);
+    for (int i = 0; i < m.n && !r.sinks; i++)
+        r.sinks = is_sink_word(st, &m.v[i]);
+    find_caches(&r, &m);
+    /* headers' constants and every macro, until no carrier is added */
+    for (size_t before = (size_t)-1; before != r.carriers.n && !r.give_up;) {
+        before = r.carriers.n;
+        settle_macros(&r);
+        for (size_t i = 0; i < nheaders && !r.give_up; i++)
+            follow(&r, &hs[i], IN_HEADER);
+    }
+    if (r.give_up) {
+        if (why && !why->special.path)
+            snprintf(why->special.word, sizeof why->special.word, "(too many carriers)");
+        return true;
+    }
+    if (!m.balanced) {
+        if (why && !why->special.path) {
+            snprintf(why->special.word, sizeof why->special.word, "(unbalanced brackets)");
+            why->special.path = main->path;
+        }
+        return true;
+    }
+    return follow(&r, &m, IN_MAIN);
+}

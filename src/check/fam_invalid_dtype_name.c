@@ -15,7 +15,7 @@ static void run(ectx *c)
     for (size_t fi = 0; fi < c->nfiles; fi++) {
         const file_facts *ff = c->files[fi];
         for (size_t k = 0; k < ff->decls.n; k++) {
-            const dtype_decl *dd = &ff->decls.v[k];
+            const deploy_decl *dd = &ff->decls.v[k];
             if ((dd->key != DECL_KV_CACHE_DTYPE && dd->key != DECL_MODEL_DTYPE) || dd->dtype != KVN_DTYPE_INVALID)
                 continue;
             /* A shell variable or template (`${{ matrix.dtype }}`) is not a name anyone wrote wrong:
@@ -46,7 +46,7 @@ static void example(const rule *r, file_facts *f, deployment *d)
 {
     (void)d;
     const char *raw = r->example.value ? r->example.value : "fp8e4m3";
-    dtype_decl dd = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .dtype = kvn_dtype_parse(raw, false),
+    deploy_decl dd = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .dtype = kvn_dtype_parse(raw, false),
                       .raw = raw, .carrier = CARRIER_CLI, .loc = ex_loc() };
     ARENA_PUSH(f->arena, f->decls, dd);
 }

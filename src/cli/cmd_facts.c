@@ -35,7 +35,7 @@ static void json_checkpoint_fields(json_writer *w, const deployment *d)
     json_array_begin(w);
     for (size_t i = 0; i < d->nread_fields; i++) {
         double x = 0;
-        const dtype_decl *from = NULL;
+        const deploy_decl *from = NULL;
         kv_field_lookup k = deployment_field(d, d->read_fields[i], &x, &from);
         json_object_begin(w);
         json_kv_string(w, "field", d->read_fields[i]);
@@ -140,7 +140,7 @@ static void print_json(const session *s)
     for (size_t fi = 0; fi < s->scan->n; fi++)
         for (size_t k = 0; k < s->scan->files[fi]->decls.n; k++)
             if (s->scan->files[fi]->decls.v[k].key != DECL_CKPT_FIELD)
-                json_dtype_decl(w, &s->scan->files[fi]->decls.v[k]);
+                json_deploy_decl(w, &s->scan->files[fi]->decls.v[k]);
     json_array_end(w);
     json_key(w, "suppressions");
     json_array_begin(w);
@@ -210,7 +210,7 @@ static void print_text(const session *s)
                    arith_kind_name(x->kind), x->dtype.text ? x->dtype.text : dref_kind_name(x->dtype.kind));
         }
         for (size_t k = 0; k < f->decls.n; k++) {
-            const dtype_decl *x = &f->decls.v[k];
+            const deploy_decl *x = &f->decls.v[k];
             if (x->key == DECL_CKPT_FIELD)
                 continue;
             printf("%s:%u:%u: %s %s = %s (%s, %s)\n", x->loc.path, x->loc.line, x->loc.col,

@@ -179,10 +179,10 @@ kv_loc cfg_loc(const cfg_ctx *c, const cfg_word *w, size_t index)
     return l;
 }
 
-static dtype_decl *new_decl(cfg_ctx *c, decl_key key, const cfg_word *value, kv_engine engine,
+static deploy_decl *new_decl(cfg_ctx *c, decl_key key, const cfg_word *value, kv_engine engine,
                             kv_carrier carrier, int group)
 {
-    dtype_decl d = {
+    deploy_decl d = {
         .key = key,
         .engine = engine == ENGINE_NONE ? ENGINE_UNKNOWN : engine,
         .dtype = KVN_DTYPE_INVALID,
@@ -195,10 +195,10 @@ static dtype_decl *new_decl(cfg_ctx *c, decl_key key, const cfg_word *value, kv_
     return &c->out->decls.v[c->out->decls.n - 1];
 }
 
-dtype_decl *cfg_emit_dtype(cfg_ctx *c, decl_key key, const cfg_word *value, kv_engine engine,
+deploy_decl *cfg_emit_dtype(cfg_ctx *c, decl_key key, const cfg_word *value, kv_engine engine,
                            kv_carrier carrier, int group)
 {
-    dtype_decl *d = new_decl(c, key, value, engine, carrier, group);
+    deploy_decl *d = new_decl(c, key, value, engine, carrier, group);
     if (value->var)
         d->unresolved = "the value is a shell variable or template, not a literal";
     else
@@ -209,7 +209,7 @@ dtype_decl *cfg_emit_dtype(cfg_ctx *c, decl_key key, const cfg_word *value, kv_e
 void cfg_emit_number(cfg_ctx *c, decl_key key, const char *range_name, double number, const cfg_word *value,
                      kv_engine engine, kv_carrier carrier, int group)
 {
-    dtype_decl *d = new_decl(c, key, value, engine, carrier, group);
+    deploy_decl *d = new_decl(c, key, value, engine, carrier, group);
     d->number = number;
     d->range_name = range_name;
 }
@@ -308,7 +308,7 @@ void cfg_finish_group(cfg_ctx *c, int group, kv_engine engine, kv_carrier carrie
     const char *config = c->config_group == group ? c->config_file : NULL;
     bool has_kv = false;
     for (size_t i = c->out->decls.n; i-- > 0 && c->out->decls.v[i].group >= group;) {
-        dtype_decl *d = &c->out->decls.v[i];
+        deploy_decl *d = &c->out->decls.v[i];
         if (d->group != group)
             continue;
         has_kv = has_kv || d->key == DECL_KV_CACHE_DTYPE;
@@ -318,7 +318,7 @@ void cfg_finish_group(cfg_ctx *c, int group, kv_engine engine, kv_carrier carrie
     if (has_kv)
         return;
     cfg_word at = { "", where, false, false };
-    dtype_decl *d = new_decl(c, DECL_KV_CACHE_DTYPE, &at, engine, carrier, group);
+    deploy_decl *d = new_decl(c, DECL_KV_CACHE_DTYPE, &at, engine, carrier, group);
     d->raw = NULL;
     d->implicit = true;
     d->config_file = config;

@@ -51,12 +51,12 @@ const cfg_option *cfg_option_find(const char *name, kv_engine engine);
 /* Index just after a serving command's start in w (vllm serve, python -m vllm.entrypoints...,
  * python -m sglang.launch_server, trtllm-serve, a vllm/vllm-openai image), or -1. */
 long cfg_serving_start(const cfg_word *w, size_t n, kv_engine *engine);
-/* Read flags from w[0..n): each known option becomes a dtype_decl in group. */
+/* Read flags from w[0..n): each known option becomes a deploy_decl in group. */
 void cfg_argv_decls(cfg_ctx *c, const cfg_word *w, size_t n, kv_engine engine, kv_carrier carrier, int group);
 /* Record opt = value (a config-file key or a flag's value). */
 void cfg_emit(cfg_ctx *c, const cfg_option *opt, const cfg_word *value, kv_engine engine, kv_carrier carrier,
               int group);
-dtype_decl *cfg_emit_dtype(cfg_ctx *c, decl_key key, const cfg_word *value, kv_engine engine, kv_carrier carrier,
+deploy_decl *cfg_emit_dtype(cfg_ctx *c, decl_key key, const cfg_word *value, kv_engine engine, kv_carrier carrier,
                     int group);
 void cfg_emit_number(cfg_ctx *c, decl_key key, const char *range_name, double number, const cfg_word *value,
                      kv_engine engine, kv_carrier carrier, int group);

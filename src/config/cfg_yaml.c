@@ -165,7 +165,7 @@ static void kv_cache_scheme(yw *y, const ynode *scheme, int group)
         name = !strcmp(type, "float") ? "fp8_e4m3" : !strcmp(type, "int") ? "int8" : NULL;
     ypos p = ytree_pos(&y->st->src, scheme->start);
     cfg_word w = { name ? name : "unknown", p.off, false, false };
-    dtype_decl *d = cfg_emit_dtype(y->c, DECL_KV_SCHEME, &w, ENGINE_HF, CARRIER_HF_CONFIG, group);
+    deploy_decl *d = cfg_emit_dtype(y->c, DECL_KV_SCHEME, &w, ENGINE_HF, CARRIER_HF_CONFIG, group);
     d->raw = arena_printf(y->c->out->arena, "{type: %s, num_bits: %s}", type ? type : "?", bits ? bits : "?");
     if (!name)
         d->dtype = KVN_DTYPE_INVALID;

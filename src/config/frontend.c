@@ -72,7 +72,7 @@ static bool prefilter(const fe_source *src)
 
 static int by_position(const void *a, const void *b)
 {
-    const dtype_decl *x = a, *y = b;
+    const deploy_decl *x = a, *y = b;
     if (x->loc.line != y->loc.line)
         return x->loc.line < y->loc.line ? -1 : 1;
     if (x->loc.col != y->loc.col)

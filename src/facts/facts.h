@@ -260,6 +260,9 @@ typedef struct arith_fact {
     dtype_ref dtype;       /* dtype the arithmetic runs in */
 } arith_fact;
 
+/* What a deployment declaration sets: the KV-cache and model dtypes, and what else a deployment is
+ * made of (dynamic KV scales, id ranges, skipped layers, the checkpoint's KV scheme and fields, the
+ * platform). */
 #define KV_DECL_KEYS(X)                                                                               \
     X(DECL_KV_CACHE_DTYPE, "kv_cache_dtype")                                                          \
     X(DECL_MODEL_DTYPE, "model_dtype")                                                                \
@@ -274,7 +277,7 @@ typedef struct arith_fact {
 
 typedef enum decl_key { KV_DECL_KEYS(KV_ENUM_MEMBER) } decl_key;
 
-/* What carries a dtype declaration: the kind of file or text it is written in. */
+/* What carries a deployment declaration: the kind of file or text it is written in. */
 #define KV_CARRIERS(X)                                                                                 \
     X(CARRIER_CLI, "cli")                             /* a shell script (.sh, .bash) */                  \
     X(CARRIER_VLLM_CONFIG, "vllm-config")             /* a vllm serve / SGLang --config file */           \
@@ -296,7 +299,9 @@ typedef enum decl_key { KV_DECL_KEYS(KV_ENUM_MEMBER) } decl_key;
 
 typedef enum kv_carrier { KV_CARRIERS(KV_ENUM_MEMBER) } kv_carrier;
 
-typedef struct dtype_decl {
+/* One setting of a deployment as a config, command or checkpoint writes it (`--kv-cache-dtype fp8`,
+ * `max_model_len: 4096`, `"torch_dtype": "bfloat16"`); resolve/ groups them into deployments. */
+typedef struct deploy_decl {
     decl_key key;
     kv_engine engine;      /* never ENGINE_NONE */
     kvn_dtype dtype;       /* for dtype keys: parsed name, KVN_DTYPE_INVALID if no engine accepts it */
@@ -311,7 +316,7 @@ typedef struct dtype_decl {
     bool implicit;         /* not written: the default of a serving command that omits the key (raw NULL) */
     const char *config_file;/* the command's `--config FILE` (vllm serve, SGLang), as written, or NULL: that
                               file's settings apply under the command's own flags */
-} dtype_decl;
+} deploy_decl;
 
 /* A suppression comment: `# kvlint: ignore[ID,...] -- reason` (or `// kvlint: ...` in C/C++). */
 typedef struct suppression {
@@ -328,7 +333,7 @@ typedef struct file_facts {
     ARENA_VEC(construction_fact) constructions;
     ARENA_VEC(intcast_fact) casts;
     ARENA_VEC(arith_fact) ariths;
-    ARENA_VEC(dtype_decl) decls;
+    ARENA_VEC(deploy_decl) decls;
     diag_list diags;
     ARENA_VEC(suppression) suppressions;
     bool skipped;          /* prefiltered or not analysed (reason in diags) */

@@ -168,7 +168,7 @@ void json_arith_fact(json_writer *w, const arith_fact *a)
     json_object_end(w);
 }
 
-void json_dtype_decl(json_writer *w, const dtype_decl *d)
+void json_deploy_decl(json_writer *w, const deploy_decl *d)
 {
     json_object_begin(w);
     json_kv_string(w, "key", decl_key_name(d->key));

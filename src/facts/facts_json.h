@@ -16,6 +16,6 @@ void json_store_fact(json_writer *w, const store_fact *s);
 void json_construction_fact(json_writer *w, const construction_fact *c);
 void json_intcast_fact(json_writer *w, const intcast_fact *c);
 void json_arith_fact(json_writer *w, const arith_fact *a);
-void json_dtype_decl(json_writer *w, const dtype_decl *d);
+void json_deploy_decl(json_writer *w, const deploy_decl *d);
 
 #endif

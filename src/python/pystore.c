@@ -268,7 +268,7 @@ static const struct { const char *kw; decl_key key; } decl_kwargs[] = {
 /* Record kw = v (its value node at) as a declaration of group, if v is a literal the engine reads. */
 static void emit_decl(ev *e, kv_engine engine, const char *kw, decl_key key, const aval *v, TSNode at, int group)
 {
-    dtype_decl d;
+    deploy_decl d;
     memset(&d, 0, sizeof d);
     d.key = key;
     d.engine = engine;

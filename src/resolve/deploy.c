@@ -24,10 +24,10 @@
 
 typedef struct checkpoint {
     const char *dir;
-    const dtype_decl *model;
-    const dtype_decl *kv_scheme;
-    ARENA_VEC(const dtype_decl *) ranges;
-    ARENA_VEC(const dtype_decl *) fields;  /* numeric config.json fields, the id ranges among them */
+    const deploy_decl *model;
+    const deploy_decl *kv_scheme;
+    ARENA_VEC(const deploy_decl *) ranges;
+    ARENA_VEC(const deploy_decl *) fields;  /* numeric config.json fields, the id ranges among them */
 } checkpoint;
 
 typedef struct resolver {
@@ -75,7 +75,7 @@ static void collect_checkpoints(resolver *r, file_facts *const *files, size_t nf
 {
     for (size_t f = 0; f < nfiles; f++) {
         for (size_t i = 0; i < files[f]->decls.n; i++) {
-            const dtype_decl *d = &files[f]->decls.v[i];
+            const deploy_decl *d = &files[f]->decls.v[i];
             if (!is_checkpoint_carrier(d->carrier))
                 continue;
             checkpoint *c = checkpoint_for(r, dir_of(r->a, d->loc.path ? d->loc.path : files[f]->path));
@@ -143,7 +143,7 @@ static bool is_fmt(kvn_dtype d, kvn_fmt f)
 }
 
 /* fp8 in a ROCm build of vLLM is e4m3fnuz. */
-static kvn_dtype on_platform(bool rocm, const dtype_decl *d, kvn_dtype dt)
+static kvn_dtype on_platform(bool rocm, const deploy_decl *d, kvn_dtype dt)
 {
     if (!rocm)
         return dt;
@@ -179,7 +179,7 @@ static resolved_dtype unresolved(const char *why)
     return (resolved_dtype){ KVN_DTYPE_INVALID, NULL, NULL, why };
 }
 
-static resolved_dtype rejected(resolver *r, const dtype_decl *d)
+static resolved_dtype rejected(resolver *r, const deploy_decl *d)
 {
     resolved_dtype x = unresolved(d->unresolved ? d->unresolved
                                   : arena_printf(r->a, "no engine accepts dtype '%s'", d->raw ? d->raw : "?"));
@@ -214,7 +214,7 @@ static resolved_dtype model_auto(resolver *r, kv_engine engine, const checkpoint
     return unresolved(why ? why : "model dtype is auto and no checkpoint config.json was found (--model-config)");
 }
 
-static resolved_dtype resolve_model(resolver *r, kv_engine engine, const dtype_decl *md, const checkpoint *ck,
+static resolved_dtype resolve_model(resolver *r, kv_engine engine, const deploy_decl *md, const checkpoint *ck,
                                     const char *why)
 {
     if (r->opt && r->opt->whatif_model != KVN_DTYPE_INVALID) {
@@ -233,7 +233,7 @@ static resolved_dtype resolve_model(resolver *r, kv_engine engine, const dtype_d
     return x;
 }
 
-static resolved_dtype resolve_kv(resolver *r, bool rocm, const dtype_decl *kd, const checkpoint *ck,
+static resolved_dtype resolve_kv(resolver *r, bool rocm, const deploy_decl *kd, const checkpoint *ck,
                                  const resolved_dtype *model)
 {
     if (r->opt && r->opt->whatif_kv != KVN_DTYPE_INVALID) {
@@ -264,7 +264,7 @@ static resolved_dtype resolve_kv(resolver *r, bool rocm, const dtype_decl *kd, c
 /* A range from a number as written: a bound's value (max_model_len 4096) or, for the id names of
  * .kvlint.yaml (position_id: {max: 4095}), the largest id. What the name means is the id
  * vocabulary's (grammars/ids.tsv). */
-static id_range make_range(const resolver *r, const char *name, double written, const dtype_decl *d, kv_loc loc)
+static id_range make_range(const resolver *r, const char *name, double written, const deploy_decl *d, kv_loc loc)
 {
     id_range x = { .name = name, .max = written, .max_id = written, .decl = d, .loc = loc };
     id_range_kind k = id_vocab_range_kind(r->opt->ids, name);
@@ -333,7 +333,7 @@ static const char *script_scope(resolver *r, const char *path)
 
 /* torch.set_default_dtype in a test, example or benchmark sets the dtype of that program's own
  * tensors; it configures no engine, so it is no deployment. */
-static bool not_a_deployment(const resolver *r, const file_facts *f, const dtype_decl *d)
+static bool not_a_deployment(const resolver *r, const file_facts *f, const deploy_decl *d)
 {
     return d->carrier == CARRIER_PYTHON_CALL && d->engine == ENGINE_TORCH &&
            path_is_script(f->path, r->root_len);
@@ -365,10 +365,10 @@ typedef struct group_decls {
     int group;
     kv_engine engine;
     kv_carrier carrier;        /* of its first declaration */
-    const dtype_decl *kv, *model, *scales, *skip, *first;
-    const dtype_decl *platform;/* a platform declaration (a ROCm or CPU image, a T4 node) */
-    ARENA_VEC(const dtype_decl *) ranges;
-    ARENA_VEC(const dtype_decl *) decls;  /* all of them, in order (for --config merging) */
+    const deploy_decl *kv, *model, *scales, *skip, *first;
+    const deploy_decl *platform;/* a platform declaration (a ROCm or CPU image, a T4 node) */
+    ARENA_VEC(const deploy_decl *) ranges;
+    ARENA_VEC(const deploy_decl *) decls;  /* all of them, in order (for --config merging) */
     const char *config_file;   /* the command's --config FILE */
     const char *config_missing;/* why FILE's settings are unknown, or NULL */
     bool referenced;           /* an engine config file some command names with --config */
@@ -437,7 +437,7 @@ static void finish(resolver *r, const group_decls *g)
     ARENA_PUSH(r->a, r->out, d);
 }
 
-static void take(group_decls *g, const dtype_decl *d, resolver *r)
+static void take(group_decls *g, const deploy_decl *d, resolver *r)
 {
     if (!g->first) {
         g->first = d;

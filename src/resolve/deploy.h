@@ -1,5 +1,5 @@
 /*
- * deploy.h: deployments, resolved from dtype declarations. A pure stage: facts in, deployments out.
+ * deploy.h: deployments, resolved from deployment declarations (deploy_decl). A pure stage: facts in, deployments out.
  *
  * A deployment is one way the code is served: one command line, one YAML document, one engine
  * config file, joined with the checkpoint config (config.json / hf_quant_config.json) found in the
@@ -22,7 +22,7 @@ typedef struct id_range {
     double max;                 /* the value of the bound `name` (num_adapters for adapter ids 0..n,
                                    max_model_len for positions 0..max_model_len-1): a value bounded by
                                    hi_sym + hi_sym_add reaches max + hi_sym_add */
-    const dtype_decl *decl;     /* where it was declared, NULL if from .kvlint.yaml/option */
+    const deploy_decl *decl;     /* where it was declared, NULL if from .kvlint.yaml/option */
     kv_loc loc;
     double max_id;              /* the largest id the range allows: max - 1 for counts of positions, tokens
                                    and experts (ids 0..n-1), max for num_adapters / max_loras. A .kvlint.yaml
@@ -33,7 +33,7 @@ typedef struct id_range {
 
 typedef struct resolved_dtype {
     kvn_dtype dtype;            /* KVN_DTYPE_INVALID when unresolved */
-    const dtype_decl *decl;     /* the declaration it came from, NULL for a what-if or default */
+    const deploy_decl *decl;     /* the declaration it came from, NULL for a what-if or default */
     const char *how;            /* "declared", "auto: model dtype", "auto: checkpoint kv_cache_scheme", "what-if --dtype", "default" */
     const char *unresolved;     /* reason when dtype is invalid */
 } resolved_dtype;
@@ -45,16 +45,16 @@ typedef struct deployment {
     resolved_dtype kv;
     resolved_dtype model;
     bool dynamic_kv_scales;     /* --calculate-kv-scales */
-    const dtype_decl *kv_scales_decl;
+    const deploy_decl *kv_scales_decl;
     kvn_platform platform;      /* --platform, .kvlint.yaml platform:, or an image / node hint */
     bool rocm;                  /* platform == KVN_PLAT_ROCM */
-    const dtype_decl *platform_decl; /* the image or node label that named the platform, or NULL */
+    const deploy_decl *platform_decl; /* the image or node label that named the platform, or NULL */
     const char *skip_layers;    /* raw --kv-cache-dtype-skip-layers, or NULL */
     const id_range *ranges;
     size_t nranges;
     const char *ckpt_dir;       /* the directory of the checkpoint config it runs, or NULL (ckpt_why says why) */
     const char *ckpt_why;
-    const dtype_decl *const *ckpt_fields; /* that config.json's numeric fields (checkpoint_field decls and
+    const deploy_decl *const *ckpt_fields; /* that config.json's numeric fields (checkpoint_field decls and
                                    its id ranges): what `config.x` in code is under this deployment */
     size_t nckpt_fields;
     const char *const *read_fields; /* the checkpoint fields the scanned code reads (facts shows each) */
@@ -101,7 +101,7 @@ const id_range *deployment_range(const deployment *d, const char *name, const ch
 /* ---- checkpoint fields (fields.c) ---- */
 /* Field `name` of d's checkpoint config: found (with its value and declaration), absent (the
  * checkpoint is known and has no such numeric field) or unknown (d runs no known checkpoint). */
-kv_field_lookup deployment_field(const deployment *d, const char *name, double *value, const dtype_decl **from);
+kv_field_lookup deployment_field(const deployment *d, const char *name, double *value, const deploy_decl **from);
 /* The distinct checkpoint fields that the values of files read (store values, constructions), sorted;
  * NULL-free array in arena, count in *n. */
 const char *const *read_checkpoint_fields(kv_arena *a, file_facts *const *files, size_t nfiles, size_t *n);

@@ -11,12 +11,12 @@
 
 #include "resolve/deploy.h"
 
-kv_field_lookup deployment_field(const deployment *d, const char *name, double *value, const dtype_decl **from)
+kv_field_lookup deployment_field(const deployment *d, const char *name, double *value, const deploy_decl **from)
 {
     if (!d || !d->ckpt_dir || !name)
         return KV_FIELD_UNKNOWN;
     for (size_t i = 0; i < d->nckpt_fields; i++) {
-        const dtype_decl *x = d->ckpt_fields[i];
+        const deploy_decl *x = d->ckpt_fields[i];
         if (x->range_name && !strcmp(x->range_name, name)) {
             *value = x->number;
             if (from)

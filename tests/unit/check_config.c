@@ -440,9 +440,9 @@ END_TEST
 
 /* ---- resolution ---- */
 
-static dtype_decl decl(decl_key key, const char *raw, kv_carrier carrier, int group, kv_engine engine)
+static deploy_decl decl(decl_key key, const char *raw, kv_carrier carrier, int group, kv_engine engine)
 {
-    dtype_decl d = { .key = key, .engine = engine, .raw = raw, .carrier = carrier, .group = group,
+    deploy_decl d = { .key = key, .engine = engine, .raw = raw, .carrier = carrier, .group = group,
                      .dtype = KVN_DTYPE_INVALID };
     if (key == DECL_ID_RANGE)
         d.number = atof(raw);
@@ -451,11 +451,11 @@ static dtype_decl decl(decl_key key, const char *raw, kv_carrier carrier, int gr
     return d;
 }
 
-static file_facts *facts_with(const char *path, const dtype_decl *d, size_t n)
+static file_facts *facts_with(const char *path, const deploy_decl *d, size_t n)
 {
     file_facts *f = file_facts_new(path);
     for (size_t i = 0; i < n; i++) {
-        dtype_decl x = d[i];
+        deploy_decl x = d[i];
         x.loc = kv_loc_make(f->path, (uint32_t)i + 1, 1, 0, 0);
         ARENA_PUSH(f->arena, f->decls, x);
     }
@@ -490,14 +490,14 @@ static void free_ids(void)
 
 START_TEST(resolve_auto_chains)
 {
-    dtype_decl ck[] = {
+    deploy_decl ck[] = {
         decl(DECL_MODEL_DTYPE, "float32", CARRIER_HF_CONFIG, 0, ENGINE_HF),
         decl(DECL_ID_RANGE, "20", CARRIER_HF_CONFIG, 0, ENGINE_HF),
         decl(DECL_ID_RANGE, "4096", CARRIER_HF_CONFIG, 0, ENGINE_HF),
     };
     ck[1].range_name = "num_adapters";
     ck[2].range_name = "max_position_embeddings";
-    dtype_decl dep[] = {
+    deploy_decl dep[] = {
         decl(DECL_KV_CACHE_DTYPE, "auto", CARRIER_CLI, 0, ENGINE_VLLM),
         decl(DECL_KV_CACHE_DTYPE, "fp8", CARRIER_CLI, 1, ENGINE_VLLM),
         decl(DECL_MODEL_DTYPE, "half", CARRIER_CLI, 1, ENGINE_VLLM),
@@ -544,7 +544,7 @@ END_TEST
 
 START_TEST(resolve_checkpoint_kv_scheme_and_defaults)
 {
-    dtype_decl ck[] = {
+    deploy_decl ck[] = {
         decl(DECL_MODEL_DTYPE, "bfloat16", CARRIER_HF_CONFIG, 0, ENGINE_HF),
         decl(DECL_KV_SCHEME, "FP8", CARRIER_MODELOPT, 1, ENGINE_MODELOPT),
     };
@@ -595,10 +595,10 @@ START_TEST(resolve_scopes_script_deployments)
     ck_assert(!path_is_script("tests/proj/src/model.py", 6));     /* above the root does not count */
     ck_assert(!path_is_script("proj/src/contest.py", 5));
 
-    dtype_decl dflt[] = { decl(DECL_MODEL_DTYPE, "bfloat16", CARRIER_PYTHON_CALL, 0, ENGINE_TORCH) };
-    dtype_decl llm[] = { decl(DECL_MODEL_DTYPE, "bfloat16", CARRIER_PYTHON_CALL, 0, ENGINE_VLLM) };
-    dtype_decl cli[] = { decl(DECL_KV_CACHE_DTYPE, "fp8", CARRIER_CLI, 0, ENGINE_VLLM) };
-    dtype_decl lib_dflt[] = { decl(DECL_MODEL_DTYPE, "float16", CARRIER_PYTHON_CALL, 0, ENGINE_TORCH) };
+    deploy_decl dflt[] = { decl(DECL_MODEL_DTYPE, "bfloat16", CARRIER_PYTHON_CALL, 0, ENGINE_TORCH) };
+    deploy_decl llm[] = { decl(DECL_MODEL_DTYPE, "bfloat16", CARRIER_PYTHON_CALL, 0, ENGINE_VLLM) };
+    deploy_decl cli[] = { decl(DECL_KV_CACHE_DTYPE, "fp8", CARRIER_CLI, 0, ENGINE_VLLM) };
+    deploy_decl lib_dflt[] = { decl(DECL_MODEL_DTYPE, "float16", CARRIER_PYTHON_CALL, 0, ENGINE_TORCH) };
     file_facts *files[5] = { facts_with("p/deploy/run.sh", cli, 1), facts_with("p/src/lib.py", lib_dflt, 1),
                              facts_with("p/tests/a/test_a.py", llm, 1), facts_with("p/tests/b/helpers.py", dflt, 1),
                              facts_with("p/tests/b/test_b.py", NULL, 0) };

@@ -52,7 +52,7 @@ static kvn_dtype dt(const char *name)
     return d;
 }
 
-static dtype_decl kv_decl = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .raw = "x", .carrier = CARRIER_VLLM_CONFIG,
+static deploy_decl kv_decl = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .raw = "x", .carrier = CARRIER_VLLM_CONFIG,
                               .loc = { "deploy/serve.yaml", 3, 17, 0, 0 } };
 
 static deployment dep(kv_engine engine, const char *kv, const char *model)
@@ -290,7 +290,7 @@ START_TEST(calibrated_scale_key_mask_saturates)
     file_facts *f = file_facts_new("m.py");
     kv_value v = sentinel(-1e9, "-1e9", 12);
     store(f, &v, 1, OPERAND_KEY, ENGINE_VLLM);
-    dtype_decl scheme = { .key = DECL_KV_SCHEME, .engine = ENGINE_HF, .raw = "float8", .carrier = CARRIER_HF_CONFIG,
+    deploy_decl scheme = { .key = DECL_KV_SCHEME, .engine = ENGINE_HF, .raw = "float8", .carrier = CARRIER_HF_CONFIG,
                           .loc = { "config.json", 7, 5, 0, 0 } };
     deployment d = dep(ENGINE_VLLM, "fp8_e4m3", "bfloat16");
     d.kv.decl = &scheme;
@@ -589,7 +589,7 @@ END_TEST
 START_TEST(invalid_and_unresolved)
 {
     file_facts *f = file_facts_new("deploy/k8s.yaml");
-    dtype_decl bad = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .dtype = KVN_DTYPE_INVALID, .raw = "fp9",
+    deploy_decl bad = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .dtype = KVN_DTYPE_INVALID, .raw = "fp9",
                        .carrier = CARRIER_K8S_ARGS, .loc = { "deploy/k8s.yaml", 20, 15, 0, 0 } };
     ARENA_PUSH(f->arena, f->decls, bad);
     kv_value v = sentinel(-1e9, "-1e9", 12);
@@ -716,7 +716,7 @@ START_TEST(reporters_escape_and_shape)
 {
     const char *path = "odd,dir:x/deploy 1.yaml";
     file_facts *f = file_facts_new(path);
-    dtype_decl bad = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .dtype = KVN_DTYPE_INVALID, .raw = "fp9%",
+    deploy_decl bad = { .key = DECL_KV_CACHE_DTYPE, .engine = ENGINE_VLLM, .dtype = KVN_DTYPE_INVALID, .raw = "fp9%",
                        .carrier = CARRIER_K8S_ARGS, .loc = { path, 20, 15, 20, 19 } };
     ARENA_PUSH(f->arena, f->decls, bad);
     finding_list *l = run1(f, NULL, 0, false);
@@ -781,10 +781,10 @@ static kv_field_lookup no_checkpoint(const void *ctx, const char *name, double *
 
 START_TEST(checkpoint_field_expressions)
 {
-    dtype_decl gain = { .key = DECL_CKPT_FIELD, .range_name = "control_token_gain", .number = 15 };
-    dtype_decl mult = { .key = DECL_CKPT_FIELD, .range_name = "attention_multiplier", .number = 0.0078125 };
-    dtype_decl zero = { .key = DECL_CKPT_FIELD, .range_name = "zero", .number = 0 };
-    const dtype_decl *fields[] = { &gain, &mult, &zero };
+    deploy_decl gain = { .key = DECL_CKPT_FIELD, .range_name = "control_token_gain", .number = 15 };
+    deploy_decl mult = { .key = DECL_CKPT_FIELD, .range_name = "attention_multiplier", .number = 0.0078125 };
+    deploy_decl zero = { .key = DECL_CKPT_FIELD, .range_name = "zero", .number = 0 };
+    const deploy_decl *fields[] = { &gain, &mult, &zero };
     deployment d = { .ckpt_dir = "model", .ckpt_fields = fields, .nckpt_fields = 3 };
     kv_expr g = { .op = KX_FIELD, .field = "control_token_gain" };
     kv_expr m = { .op = KX_FIELD, .field = "attention_multiplier" };

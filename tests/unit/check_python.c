@@ -553,7 +553,7 @@ static char *facts_text(const file_facts *f)
     for (size_t i = 0; i < f->ariths.n; i++)
         json_arith_fact(&w, &f->ariths.v[i]);
     for (size_t i = 0; i < f->decls.n; i++)
-        json_dtype_decl(&w, &f->decls.v[i]);
+        json_deploy_decl(&w, &f->decls.v[i]);
     json_array_end(&w);
     char *t = sb_detach(&sb);
     return t ? t : strdup("");

@@ -9,13 +9,16 @@
  * (elsewhere it is `*`).
  *
  * Matching simulates the pattern as a nondeterministic automaton, all states at once (Thompson's
- * construction, as RE2 and Go's path.Match avoid backtracking): the cost is O(|pattern| x |path|)
- * whatever the pattern, so `*a*a*a*a*a*b` or `**` repeated twelve times against a long, deep path
- * cost no more than a literal. The pattern is first cut into tokens; token k is state k, and a `**`
- * token has a second state ("inside", after a character other than '/') from which the rest of the
- * pattern may not start until the next '/'.
+ * construction, as RE2 and Go's path.Match avoid backtracking), so `*a*a*a*a*a*b` or `**` repeated
+ * twelve times against a long, deep path cost no more than a literal. The pattern is first cut into
+ * tokens; token k is state k, and a `**` token has a second state ("inside", after a character other
+ * than '/') from which the rest of the pattern may not start until the next '/'. The state sets are
+ * bit sets and each character is a few word operations per 64 tokens (bit-parallel, as in
+ * Shift-And): the cost is O(|pattern| / 64 x |path|), one word per character for any pattern of
+ * up to 63 tokens.
  */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,10 +36,20 @@ typedef struct tok {
 
 enum { SMALL = 64 };
 
+/* A set of states, one bit each (state k is bit k % 64 of word k / 64). */
+typedef uint64_t word;
+
 typedef struct nfa {
     const tok *t;
     size_t n;          /* tokens; state n accepts */
-    bool *cur, *next;  /* states 0..n: "about to match token k"; n+1+k: inside the `**` token k */
+    size_t w;          /* words per set: states 0..n */
+    word *at;          /* "about to match token k", k = 0..n */
+    word *in;          /* "inside the `**` token k" (only `**` tokens have it) */
+    word *eps;         /* tokens that may match nothing: `*` and `**` */
+    word *star;        /* `*` tokens */
+    word *dstar;       /* `**` tokens */
+    word *adv;         /* 256 sets: the tokens that consume byte c and move on (filled on first use) */
+    bool filled[256];
 } nfa;
 
 /* A gitignore class at p ('['): fills t and returns the byte after ']', or NULL when it is not
@@ -120,15 +133,54 @@ static size_t tokenize(const char *p, tok *out, bool git)
     return n;
 }
 
-/* Add state k and everything it reaches without reading a character. */
-static void add(const nfa *m, bool *set, size_t k)
+static void bit_set(word *s, size_t k)
 {
-    while (k <= m->n && !set[k]) {
-        set[k] = true;
-        if (k == m->n || (m->t[k].kind != T_STAR && m->t[k].kind != T_DSTAR))
-            return;
-        k++;   /* `*` and `**` may match nothing */
+    s[k >> 6] |= (word)1 << (k & 63);
+}
+
+static bool bit_get(const word *s, size_t k)
+{
+    return s[k >> 6] >> (k & 63) & 1;
+}
+
+/* The tokens that consume byte c and move on to the next: a literal c, `?` (unless c is '/'), a
+ * class holding c. */
+static const word *advancing(nfa *m, unsigned char c)
+{
+    word *s = m->adv + (size_t)c * m->w;
+    if (m->filled[c])
+        return s;
+    memset(s, 0, m->w * sizeof *s);
+    for (size_t k = 0; k < m->n; k++) {
+        const tok *t = &m->t[k];
+        bool on = (t->kind == T_LIT && (unsigned char)t->c == c) || (t->kind == T_ONE && c != '/')
+                  || (t->kind == T_CLASS && (t->set[c >> 3] >> (c & 7) & 1));
+        if (on)
+            bit_set(s, k);
     }
+    m->filled[c] = true;
+    return s;
+}
+
+/* Add to at every state reachable without reading a character: a run of `*`/`**` tokens entered
+ * at k is left at the first token after the run. One addition does it for all runs at once: adding
+ * the entered bits (y, inside eps) to eps carries from the lowest entered bit of each run to the bit
+ * just past it, and flips the bits on the way; XOR with eps reads the flipped bits back. Returns
+ * whether any state is set in at or in. */
+static bool close_states(const nfa *m)
+{
+    word carry = 0, any = 0;
+    for (size_t i = 0; i < m->w; i++) {
+        word e = m->eps[i], y = m->at[i] & e;
+        word sum = e + y;
+        word c1 = sum < e;
+        word sum2 = sum + carry;
+        word c2 = sum2 < sum;
+        carry = c1 | c2;
+        m->at[i] |= sum2 ^ e;
+        any |= m->at[i] | m->in[i];
+    }
+    return any != 0;
 }
 
 /* A `**` token without its slash that ends the pattern ("a/" + "**") matches whatever follows. */
@@ -137,40 +189,55 @@ static bool open_tail(const nfa *m, size_t k)
     return m->t[k].kind == T_DSTAR && !m->t[k].slash && k + 1 == m->n;
 }
 
-static bool accepting(const nfa *m, const bool *set)
+static bool accepting(const nfa *m)
 {
-    if (set[m->n])
+    if (bit_get(m->at, m->n))
         return true;
-    return m->n > 0 && set[m->n + 1 + m->n - 1] && open_tail(m, m->n - 1);
+    return m->n > 0 && bit_get(m->in, m->n - 1) && open_tail(m, m->n - 1);
 }
 
-static void step(const nfa *m, char c)
+/* Read c: tokens that consume it move on; `*` stays (not across '/'); a `**` reached or inside goes
+ * inside on a character other than '/', and back to its start (the rest may begin) on '/'. */
+static bool step(nfa *m, char c)
 {
-    size_t total = 2 * m->n + 1;
-    memset(m->next, 0, total * sizeof *m->next);
-    for (size_t k = 0; k < m->n; k++) {
-        bool at = m->cur[k], inside = m->cur[m->n + 1 + k];
-        if (!at && !inside)
-            continue;
-        const tok *t = &m->t[k];
-        switch (t->kind) {
-        case T_LIT: if (at && c == t->c) add(m, m->next, k + 1); break;
-        case T_ONE: if (at && c != '/') add(m, m->next, k + 1); break;
-        case T_CLASS:
-            if (at && (t->set[(unsigned char)c >> 3] >> ((unsigned char)c & 7) & 1))
-                add(m, m->next, k + 1);
-            break;
-        case T_STAR: if (at && c != '/') add(m, m->next, k); break;
-        case T_DSTAR:
-            /* After a '/', the rest may start again; after anything else, not until the next one. */
-            if (c == '/')
-                add(m, m->next, k);
-            else
-                m->next[m->n + 1 + k] = true;
-            break;
+    const word *adv = advancing(m, (unsigned char)c);
+    word moved_prev = 0;
+    for (size_t i = 0; i < m->w; i++) {
+        word at = m->at[i], in = m->in[i];
+        word moved = at & adv[i];
+        word next = moved << 1 | moved_prev >> 63;
+        moved_prev = moved;
+        word ds = (at | in) & m->dstar[i];
+        if (c == '/') {
+            m->at[i] = next | ds;
+            m->in[i] = 0;
+        } else {
+            m->at[i] = next | (at & m->star[i]);
+            m->in[i] = ds;
         }
     }
-    memcpy(m->cur, m->next, total * sizeof *m->cur);
+    return close_states(m);
+}
+
+/* The state sets of m over one block: 5 sets of w words, then the 256 sets of adv. */
+static void nfa_layout(nfa *m, word *block)
+{
+    m->at = block;
+    m->in = block + m->w;
+    m->eps = block + 2 * m->w;
+    m->star = block + 3 * m->w;
+    m->dstar = block + 4 * m->w;
+    m->adv = block + 5 * m->w;
+    memset(block, 0, 5 * m->w * sizeof *block);
+    memset(m->filled, 0, sizeof m->filled);
+    for (size_t k = 0; k < m->n; k++) {
+        if (m->t[k].kind == T_STAR)
+            bit_set(m->star, k);
+        if (m->t[k].kind == T_DSTAR)
+            bit_set(m->dstar, k);
+    }
+    for (size_t i = 0; i < m->w; i++)
+        m->eps[i] = m->star[i] | m->dstar[i];
 }
 
 /* Run pattern over path; with dirs, also true when it matches a directory above path (a prefix
@@ -179,29 +246,27 @@ static bool run(const char *pattern, const char *path, bool dirs, bool git)
 {
     size_t plen = strlen(pattern);
     tok small_t[SMALL];
-    bool small_s[2 * (2 * SMALL + 1)];
+    enum { SMALL_WORDS = 2 };   /* SMALL tokens and the accepting state */
+    word small_s[(5 + 256) * SMALL_WORDS];
     tok *t = plen <= SMALL ? small_t : xmalloc(plen * sizeof *t);
-    size_t n = tokenize(pattern, t, git);
-    size_t total = 2 * n + 1;
-    bool *sets = plen <= SMALL ? small_s : xmalloc(2 * total * sizeof *sets);
-    nfa m = { .t = t, .n = n, .cur = sets, .next = sets + total };
-    memset(m.cur, 0, total * sizeof *m.cur);
-    add(&m, m.cur, 0);
-    bool hit = false, alive = true;
+    nfa m = { .t = t, .n = tokenize(pattern, t, git) };
+    m.w = (m.n + 1 + 63) / 64;
+    word *block = m.w <= SMALL_WORDS ? small_s : xmalloc((5 + 256) * m.w * sizeof *block);
+    nfa_layout(&m, block);
+    bit_set(m.at, 0);
+    bool alive = close_states(&m), hit = false;
     for (const char *s = path; *s && alive && !hit; s++) {
-        if (dirs && *s == '/' && s != path && accepting(&m, m.cur))
+        if (dirs && *s == '/' && s != path && accepting(&m))
             hit = true;
-        else {
-            step(&m, *s);
-            alive = memchr(m.cur, true, total) != NULL;
-        }
+        else
+            alive = step(&m, *s);
     }
     if (!hit && alive)
-        hit = accepting(&m, m.cur);
+        hit = accepting(&m);
     if (t != small_t)
         free(t);
-    if (sets != small_s)
-        free(sets);
+    if (block != small_s)
+        free(block);
     return hit;
 }
 

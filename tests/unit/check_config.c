@@ -236,6 +236,61 @@ START_TEST(glob_agrees_with_backtracking_reference)
 }
 END_TEST
 
+/* Patterns longer than one word of states (64 tokens): a literal prefix pushes the small patterns'
+ * tokens, and runs of `*`, across the word boundaries of the bit-parallel sets. */
+#define ALL_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+typedef struct long_case {
+    const char *prefix;
+    const char *pattern;
+    size_t checked;
+} long_case;
+
+static void against_long_path(const char *path, void *arg)
+{
+    long_case *g = arg;
+    char p[256], s[256];
+    snprintf(p, sizeof p, "%s%s", g->prefix, g->pattern);
+    snprintf(s, sizeof s, "%s%s", g->prefix, path);
+    bool want = ref_match(p, s), got = kv_glob_match(p, s);
+    if (want != got)
+        ck_abort_msg("glob '%s' on '%s': %d, reference %d", p, s, got, want);
+    g->checked++;
+}
+
+static void with_long_pattern(const char *pattern, void *arg)
+{
+    long_case *g = arg;
+    g->pattern = pattern;
+    char buf[8];
+    for (size_t len = 0; len <= 4; len++)
+        all_words("ab/", len, buf, 0, against_long_path, g);
+}
+
+START_TEST(glob_long_patterns_agree_with_reference)
+{
+    static const size_t pads[] = { 60, 62, 63, 64, 65, 126, 127, 128 };
+    size_t checked = 0;
+    for (size_t i = 0; i < sizeof pads / sizeof *pads; i++) {
+        char prefix[160];
+        memset(prefix, 'a', pads[i]);
+        prefix[pads[i]] = '\0';
+        long_case g = { prefix, NULL, 0 };
+        char buf[8];
+        for (size_t len = 0; len <= 4; len++)
+            all_words("a*?/", len, buf, 0, with_long_pattern, &g);
+        checked += g.checked;
+    }
+    ck_assert_uint_gt(checked, 200000);
+    char stars[80], path[80];   /* `**` then `*`: a run that the closure carries into word 1 */
+    snprintf(stars, sizeof stars, "%.63s***b", ALL_A);
+    snprintf(path, sizeof path, "%.63sxyzb", ALL_A);
+    ck_assert(kv_glob_match(stars, path));
+    snprintf(path, sizeof path, "%.63sxy/z", ALL_A);
+    ck_assert(!kv_glob_match(stars, path));
+}
+END_TEST
+
 static double seconds(void)
 {
     struct timespec ts;
@@ -730,6 +785,7 @@ int main(void)
     tcase_add_test(t, serving_command_starts);
     tcase_add_test(t, glob_dialect);
     tcase_add_test(t, glob_agrees_with_backtracking_reference);
+    tcase_add_test(t, glob_long_patterns_agree_with_reference);
     tcase_add_test(t, glob_linear_time);
     tcase_add_test(t, ytree_byte_columns_bom_and_repair);
     tcase_add_test(t, ytree_aliases_are_bounded);

@@ -5,12 +5,13 @@
 set -u
 : "${top_srcdir:?run through make check}" "${top_builddir:?run through make check}"
 fails=0
-for t in python config project rules glob; do
+for t in python config project rules glob compdb; do
     dirs="$top_srcdir/tests/fuzz/regress/$t"
     case $t in
         python) dirs="$dirs $top_srcdir/tests/fixtures/KV001 $top_srcdir/tests/fixtures/python" ;;
         config) dirs="$dirs $top_srcdir/tests/fixtures/config" ;;
         rules) dirs="$dirs $top_srcdir/rules" ;;
+        compdb) dirs="$dirs $top_srcdir/tests/fixtures/cxx" ;;
     esac
     # shellcheck disable=SC2086
     if timeout 600 "$top_builddir/tests/fuzz/replay_$t" $dirs >"$top_builddir/tests/fuzz/replay_$t.out" 2>&1; then

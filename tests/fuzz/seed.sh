@@ -22,6 +22,7 @@ config)
     copy_all 010 $(find "$src/tests/fixtures" -name '*.service' | sort) ;;
 project) copy_all "" $(find "$src/tests/fixtures" "$src/examples" -name '.kvlint.yaml' | sort) ;;
 rules) copy_all "" "$src"/rules/*.yaml ;;
+compdb) copy_all "" $(find "$src/tests/fixtures" -name 'compile_commands.json*' | sort) ;;
 glob)
     printf 'deploy/**/*.yaml\ndeploy/a/b/c.yaml' >"$out/seed-1"
     printf '*a*a*a*b\naaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' >"$out/seed-2"

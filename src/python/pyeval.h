@@ -101,8 +101,8 @@ typedef struct env {
     size_t nslot;
 } env;
 
-enum { PE_MAX_INITS = 4 };
-#define PE_INIT_NAMES { "__init__", "__post_init__", "setUpClass", "setUp" }
+enum { PE_MAX_INITS = PY_MAX_INITS };
+#define PE_INIT_NAMES PY_INIT_NAMES
 
 typedef struct klass {
     const char *name;

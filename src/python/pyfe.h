@@ -286,18 +286,29 @@ enum {
 };
 bool py_prefilter_decides(uint16_t flags);
 
-/* A top-level statement of a file: a definition (with its decorators), a class, or anything else. */
+/* A piece of a file: a top-level statement (a definition with its decorators, a class, or anything
+ * else: level 0); inside a top-level class, each statement of its body (level 1: a method, a
+ * nested class, or a class-level statement), the level-0 piece being the class's header up to its
+ * first member; inside an initialiser of such a class (PY_INIT_NAMES), each statement of its body
+ * (level 2), the level-1 piece being the `def` line(s). */
 typedef enum py_unit_kind { PY_UNIT_OTHER, PY_UNIT_DEF, PY_UNIT_CLASS } py_unit_kind;
 typedef struct py_unit {
-    uint32_t start, end;        /* bytes: its first token (0 for the first unit) to the next unit's */
+    uint32_t start, end;        /* bytes: level 0 from its first token, deeper from the start of
+                                 * its first line, to the next piece's start */
     py_unit_kind kind;
     const char *name;           /* DEF/CLASS: its name, in the file's bytes (NULL if none) */
     uint32_t name_len;
     uint16_t flags;             /* PF_* of its own tokens */
+    uint8_t level;              /* 0, 1 or 2 */
+    uint32_t parent;            /* level 1: the class's header piece; level 2: the initialiser's */
 } py_unit;
-/* The file's units, in order and covering every byte, into *out (allocated in a); their count. */
+/* The file's pieces, in order and covering every byte, into *out (allocated in a); their count. */
 size_t py_prefilter_units(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len,
                           kv_arena *a, py_unit **out);
+/* The methods that run before the others of their class and set its attributes (`self.x = ...`). */
+enum { PY_MAX_INITS = 4 };
+#define PY_INIT_NAMES { "__init__", "__post_init__", "setUpClass", "setUp" }
+bool py_is_init_name(const char *s, size_t n);
 
 /* Is s[0..n) a name the checkpoint config is reached through (config, hf_config, cfg, ...)? Its
  * numeric fields are symbolic values, resolved per deployment (pyconfig.c). */

@@ -200,6 +200,7 @@ lex_kind py_lex_next(lexer *lx)
         if (lx->p >= lx->end)
             return LEX_END;
         lx->at_line_start = lx->p == lx->line_start;
+        lx->tok_line = lx->line_start;
         unsigned char c = (unsigned char)*lx->p;
         lx->tok = lx->p;
         if (c == '#') {

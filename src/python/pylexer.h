@@ -21,6 +21,7 @@ typedef struct lexer {
     bool fresh_line;        /* an unescaped newline came between the previous token and this one */
     uint32_t line;
     const char *line_start;
+    const char *tok_line;   /* the start of the line the token starts on (a string may end on a later one) */
 } lexer;
 
 void py_lex_init(lexer *lx, const char *data, size_t len);

@@ -523,10 +523,130 @@ static bool word_at(const lexer *lx, lex_kind k, const char *lit)
     return k == LEX_WORD && word_is(lx->tok, lx->len, lit);
 }
 
-/* The file cut into its top-level statements (a decorated definition is one with its decorators),
- * each with the flags its own tokens raise: the same scan as py_prefilter, so that the flags of all
- * units together are the file's. A `kvlint` comment on a line of its own also flags the next unit
- * (a suppression there may be meant for the statement below it). */
+bool py_is_init_name(const char *s, size_t n)
+{
+    static const char *const inits[PY_MAX_INITS] = PY_INIT_NAMES;
+    for (size_t i = 0; i < PY_MAX_INITS; i++)
+        if (word_is(s, n, inits[i]))
+            return true;
+    return false;
+}
+
+/* The column of a token that starts its line, as Python counts indentation (a tab to the next
+ * multiple of 8). */
+static int token_column(const lexer *lx)
+{
+    int col = 0;
+    for (const char *q = lx->tok_line; q < lx->end && (*q == ' ' || *q == '\t' || *q == '\f'); q++)
+        col = *q == '\t' ? (col / 8 + 1) * 8 : *q == '\f' ? 0 : col + 1;
+    return col;
+}
+
+typedef ARENA_VEC(py_unit) unit_list;
+
+/* The pieces being cut (py_prefilter_units): where the current one sits in the nesting. */
+typedef struct splitter {
+    unit_list v;
+    bool started;               /* a top-level statement was read */
+    bool decorating;            /* the piece so far is decorators: a def or class joins it */
+    bool want_name;             /* the next word names the piece's def or class */
+    uint16_t carry;             /* flags for the next piece (a kvlint comment line above it) */
+    bool in_class;              /* the top-level piece is a class */
+    int member_col;             /* the column of its members; -1 until the first is read */
+    uint32_t header;            /* the class's header piece */
+    bool in_init;               /* the current member is an initialiser */
+    int stmt_col;               /* the column of its statements; -1 until the first is read */
+    uint32_t init;              /* the initialiser's header piece */
+} splitter;
+
+/* End the current piece at `at` and start one of this level there. */
+static void new_piece(splitter *sp, pf_scan *p, kv_arena *a, uint32_t at, uint8_t level)
+{
+    py_unit *last = &sp->v.v[sp->v.n - 1];
+    last->flags |= pf_flush(p);
+    last->end = at;
+    py_unit u = { .start = at, .kind = PY_UNIT_OTHER, .flags = sp->carry, .level = level,
+                  .parent = level == 1 ? sp->header : level == 2 ? sp->init : 0 };
+    ARENA_PUSH(a, sp->v, u);
+    sp->carry = 0;
+    sp->decorating = false;
+}
+
+/* A token that starts a statement at bracket depth 0 on a new line: does it start a piece? */
+static void statement_start(splitter *sp, pf_scan *p, const lexer *lx, lex_kind k, const char *data, kv_arena *a)
+{
+    bool def = word_at(lx, k, "def") || word_at(lx, k, "async"), cls = word_at(lx, k, "class");
+    bool at = k == LEX_PUNCT && *lx->tok == '@';
+    bool join = sp->decorating && (at || def || cls);   /* a decorated definition is one piece */
+    uint8_t level;
+    if (lx->at_line_start) {
+        level = 0;
+        if (sp->started && !join)
+            new_piece(sp, p, a, (uint32_t)(lx->tok - data), 0);
+        sp->started = true;
+        if (!join)
+            sp->in_class = false, sp->in_init = false;
+    } else if (sp->in_class && lx->fresh_line) {
+        int col = token_column(lx);
+        if (sp->member_col < 0 && col > 0)
+            sp->member_col = col;
+        if (col == sp->member_col) {
+            level = 1;
+            if (!join)
+                new_piece(sp, p, a, (uint32_t)(lx->tok_line - data), 1), sp->in_init = false;
+        } else if (sp->in_init && col > sp->member_col && (sp->stmt_col < 0 || col == sp->stmt_col)) {
+            level = 2;
+            sp->stmt_col = col;
+            if (!join)
+                new_piece(sp, p, a, (uint32_t)(lx->tok_line - data), 2);
+        } else {
+            return;   /* a line inside the piece */
+        }
+    } else {
+        return;
+    }
+    if (at)
+        sp->decorating = true;
+    if (def || cls) {
+        py_unit *cur = &sp->v.v[sp->v.n - 1];
+        cur->kind = def ? PY_UNIT_DEF : PY_UNIT_CLASS;
+        sp->want_name = true;
+        sp->decorating = false;
+        if (level == 0 && cls) {
+            sp->in_class = true;
+            sp->member_col = -1;
+            sp->header = (uint32_t)(sp->v.n - 1);
+        }
+    }
+}
+
+/* The word after `def` or `class` names the current piece; an initialiser of a class is split into
+ * its statements. */
+static void piece_name(splitter *sp, const lexer *lx, lex_kind k)
+{
+    if (!sp->want_name)
+        return;
+    sp->want_name = false;
+    if (k != LEX_WORD)
+        return;   /* `def (` : no name */
+    if (word_at(lx, k, "def") || word_at(lx, k, "async") || word_at(lx, k, "class")) {
+        sp->want_name = true;
+        return;
+    }
+    py_unit *cur = &sp->v.v[sp->v.n - 1];
+    cur->name = lx->tok;
+    cur->name_len = (uint32_t)lx->len;
+    if (cur->level == 1 && cur->kind == PY_UNIT_DEF && py_is_init_name(lx->tok, lx->len)) {
+        sp->in_init = true;
+        sp->stmt_col = -1;
+        sp->init = (uint32_t)(sp->v.n - 1);
+    }
+}
+
+/* The file cut into pieces (pyfe.h), each with the flags its own tokens raise: the same scan as
+ * py_prefilter, so that the flags of all pieces together are the file's. A `kvlint` comment on a
+ * line of its own also flags the next piece (a suppression there may be meant for the statement
+ * below it). Members are read by their column: the first line of a class's body sets it. */
 size_t py_prefilter_units(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len,
                           kv_arena *a, py_unit **out)
 {
@@ -534,46 +654,21 @@ size_t py_prefilter_units(const py_state *st, const fe_context *ctx, const char 
     pf_init(&p, st, ctx, path);
     lexer lx;
     py_lex_init(&lx, data, len);
-    ARENA_VEC(py_unit) v = { 0 };
-    ARENA_PUSH(a, v, ((py_unit){ .kind = PY_UNIT_OTHER }));
-    bool started = false, decorating = false, want_name = false;
-    uint16_t carry = 0;
+    splitter sp;
+    memset(&sp, 0, sizeof sp);
+    ARENA_PUSH(a, sp.v, ((py_unit){ .kind = PY_UNIT_OTHER }));
     for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
-        if (k != LEX_COMMENT && lx.at_line_start && p.depth == 0) {
-            bool def = word_at(&lx, k, "def") || word_at(&lx, k, "async"), cls = word_at(&lx, k, "class");
-            bool at = k == LEX_PUNCT && *lx.tok == '@';
-            if (started && !(decorating && (at || def || cls))) {
-                v.v[v.n - 1].flags |= pf_flush(&p);
-                v.v[v.n - 1].end = (uint32_t)(lx.tok - data);
-                py_unit u = { .start = (uint32_t)(lx.tok - data), .kind = PY_UNIT_OTHER, .flags = carry };
-                ARENA_PUSH(a, v, u);
-                carry = 0;
-                decorating = false;
-            }
-            started = true;
-            if (at)
-                decorating = true;
-            if (def || cls) {
-                v.v[v.n - 1].kind = def ? PY_UNIT_DEF : PY_UNIT_CLASS;
-                want_name = true;
-                decorating = false;
-            }
-        }
+        if (k != LEX_COMMENT && p.depth == 0 && (lx.at_line_start || lx.fresh_line))
+            statement_start(&sp, &p, &lx, k, data, a);
         uint16_t f = pf_token(&p, &lx, k);
         if (k == LEX_COMMENT && (f & PF_DECISIVE) && lx.fresh_line)
-            carry = PF_DECISIVE;
-        py_unit *cur = &v.v[v.n - 1];
-        cur->flags |= f;
-        if (want_name && k == LEX_WORD && !word_at(&lx, k, "def") && !word_at(&lx, k, "async") && !word_at(&lx, k, "class")) {
-            cur->name = lx.tok;
-            cur->name_len = (uint32_t)lx.len;
-            want_name = false;
-        } else if (want_name && k != LEX_WORD) {
-            want_name = false;   /* `def (` : no name */
-        }
+            sp.carry = PF_DECISIVE;
+        sp.v.v[sp.v.n - 1].flags |= f;
+        if (k != LEX_COMMENT)
+            piece_name(&sp, &lx, k);
     }
-    v.v[v.n - 1].flags |= pf_finish(&p) | carry;
-    v.v[v.n - 1].end = (uint32_t)len;
-    *out = v.v;
-    return v.n;
+    sp.v.v[sp.v.n - 1].flags |= pf_finish(&p) | sp.carry;
+    sp.v.v[sp.v.n - 1].end = (uint32_t)len;
+    *out = sp.v.v;
+    return sp.v.n;
 }

@@ -3,29 +3,40 @@
  *
  * Parsing is most of what the Python front end costs, and most of a file that passes the
  * prefilter is code that cannot hold a fact: a 300 KB model runner with one cache store. The
- * prefilter's flags are a partition over the file's top-level statements (py_prefilter_units):
- * what one statement can compute depends only on its own text and on the statements whose names
- * it mentions (a function it calls, a class it instantiates or derives from, a module-level name it
- * reads, and theirs in turn). So a unit is *needed* when the flags of everything it reaches,
- * joined, decide the prefilter: the same sound test as for a whole file, applied to the part of
- * the file its evaluation can see. The parsed text is then
- *   - every statement that is not a definition or a class (imports, assignments, module-level
- *     code: small, and it sets up the module's names), and
- *   - every needed unit, with everything it reaches.
- * A definition or class left out is one that no needed unit names: its absence changes no value
- * the evaluator computes for the rest (a caller that passes it a sentinel reaches it, so the
- * caller's flags include its own, and both are parsed).
+ * prefilter's flags are a partition over the file's pieces (py_prefilter_units): its top-level
+ * statements, the members of its top-level classes, the statements of their initialisers. What
+ * one piece can compute depends only on its own text and on the pieces it reaches: those binding a
+ * name it mentions (a function it calls, a class it instantiates or derives from, a module-level
+ * name it reads), the attributes it reads (`self.x`, `obj.x`: the initialiser statements that set
+ * `self.x`, the class-level statements binding x, and every method x), and theirs in turn; a
+ * member reaches its class's header, an initialiser's statement its `def` line, and a class header
+ * the methods calling an instance runs (forward, __call__). So a piece is *needed* when the flags
+ * of everything it reaches, joined, decide the prefilter: the same sound test as for a whole
+ * file, applied to the part of the file its evaluation can see. The parsed text is then
+ *   - every top-level statement that is not a definition or a class (imports, assignments,
+ *     module-level code: small, and it sets up the module's names), every needed piece with all
+ *     it reaches, and of each class so parsed its header and its class-level statements; an
+ *     initialiser is parsed whole when any piece of it is (its statements are pieces only so that
+ *     a method reading `self.mask` reaches the statements setting it, not all of `__init__`).
+ * A piece left out is one that no needed piece reaches: its absence changes no value the
+ * evaluator computes for the rest (a caller that passes it a sentinel reaches it, so the caller's
+ * flags include its own, and both are parsed); the evaluator takes `self.x` only from the
+ * initialisers' own statements (pyscope.c), so a method reaches another only by its name.
  *
- * Names are matched as words, not resolved: a word of a unit names every top-level definition or
- * class of that name, and every other statement that binds it (an assignment target `X = ...`,
- * `X, Y += ...`, `import x as X`, `from m import X`, `for X in`, `with ... as X`, a `def X` inside
- * an `if`): more than Python binds, never less, except names made by strings (globals()["X"]) or
- * by `global X` inside a function, which the evaluator does not follow either. Keywords name
- * nothing.
+ * Names are matched as words, not resolved, in scopes: the module's names, a class body's, an
+ * initialiser's locals, and one for attributes (any `.x`). A word of a piece names every piece of
+ * its scopes binding it: a definition or class of that name, any other statement binding it (an
+ * assignment target `X = ...`, `X, Y += ...`, `import x as X`, `from m import X`, `for X in`,
+ * `with ... as X`, a `def X` inside an `if`), and inside an initialiser every `self.x` of a
+ * statement (assigned, written into or called in place): more than Python binds, never less,
+ * except names made by strings (globals()["X"], setattr) or by `global X` inside a function,
+ * which the evaluator does not follow either. Keywords name nothing.
  *
  * The ranges are handed to tree-sitter (ts_parser_set_included_ranges): nodes keep their byte
- * offsets and lines in the whole file. pystmt.c parses the whole file again if the parts do not
- * parse cleanly, so a syntax error is located as before. This file does not parse or evaluate.
+ * offsets and lines in the whole file. Pieces below the top level start at the start of their
+ * line, so that each keeps its own indentation. pystmt.c parses the whole file again if the parts
+ * do not parse cleanly, so a syntax error is located as before. This file does not parse or
+ * evaluate.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +56,10 @@ typedef struct word_ref {
     const char *w;
     uint32_t n;
     uint32_t unit;
+    uint32_t ns;                  /* the scope: NS_MODULE, NS_ATTR, or NS_LOCAL + the scope's piece */
 } word_ref;
+
+enum { NS_MODULE = 0, NS_ATTR = 1, NS_LOCAL = 2 };
 
 typedef ARENA_VEC(word_ref) ref_vec;
 
@@ -53,8 +67,9 @@ typedef ARENA_VEC(uint32_t) unit_vec;
 
 typedef struct name_slot {
     const char *w;                /* NULL: empty */
-    uint32_t n;
+    uint32_t n, ns;
     unit_vec units;               /* the units binding it, ascending, distinct */
+    uint32_t seen_from;           /* 1 + the last unit whose reference was looked up (refs come in unit order) */
 } name_slot;
 
 typedef struct name_table {
@@ -66,6 +81,37 @@ typedef struct edge {
     uint32_t from, to;
 } edge;
 
+/* A set of words (the names import statements bind), open addressing; a full set adds no more
+ * (then fewer dotted words are known to name a module's attribute: more edges, never fewer). */
+enum { WORD_SET_CAP = 1024 };
+typedef struct word_set {
+    const char *w[WORD_SET_CAP];
+    uint32_t n[WORD_SET_CAP];
+    size_t count;
+} word_set;
+
+static size_t word_set_slot(const word_set *ws, const char *w, size_t n)
+{
+    size_t i = kv_hash32(w, n) & (WORD_SET_CAP - 1);
+    while (ws->w[i] && !(ws->n[i] == n && memcmp(ws->w[i], w, n) == 0))
+        i = (i + 1) & (WORD_SET_CAP - 1);
+    return i;
+}
+
+static void word_set_add(word_set *ws, const char *w, size_t n)
+{
+    if (ws->count >= WORD_SET_CAP / 2)
+        return;
+    size_t i = word_set_slot(ws, w, n);
+    if (!ws->w[i])
+        ws->w[i] = w, ws->n[i] = (uint32_t)n, ws->count++;
+}
+
+static bool word_set_has(const word_set *ws, const char *w, size_t n)
+{
+    return ws->w[word_set_slot(ws, w, n)] != NULL;
+}
+
 typedef ARENA_VEC(edge) edge_vec;
 
 static bool is_keyword(const char *w, size_t n)
@@ -76,34 +122,37 @@ static bool is_keyword(const char *w, size_t n)
         "import", "in", "is", "lambda", "match", "nonlocal", "not", "or", "pass", "raise", "return",
         "try", "type", "while", "with", "yield", "_",
     };
+    if (n < 2 || n > 8)
+        return n == 1 && *w == '_';
     for (size_t i = 0; i < sizeof kw / sizeof *kw; i++)
-        if (strlen(kw[i]) == n && memcmp(kw[i], w, n) == 0)
+        if (kw[i][0] == w[0] && strlen(kw[i]) == n && memcmp(kw[i], w, n) == 0)
             return true;
     return false;
 }
 
-static name_slot *table_find(const name_table *t, const char *w, uint32_t n)
+static name_slot *table_find(const name_table *t, const char *w, uint32_t n, uint32_t ns)
 {
-    size_t i = kv_hash32(w, n) & (t->cap - 1);
+    size_t i = (kv_hash32(w, n) ^ (ns * 0x9e3779b1u)) & (t->cap - 1);
     for (; t->slot[i].w; i = (i + 1) & (t->cap - 1))
-        if (t->slot[i].n == n && memcmp(t->slot[i].w, w, n) == 0)
+        if (t->slot[i].n == n && t->slot[i].ns == ns && memcmp(t->slot[i].w, w, n) == 0)
             return &t->slot[i];
     return &t->slot[i];
 }
 
 static void table_put(name_table *t, const word_ref *r, kv_arena *a)
 {
-    name_slot *s = table_find(t, r->w, r->n);
+    name_slot *s = table_find(t, r->w, r->n, r->ns);
     if (!s->w)
-        s->w = r->w, s->n = r->n;
+        s->w = r->w, s->n = r->n, s->ns = r->ns;
     if (s->units.n == 0 || s->units.v[s->units.n - 1] != r->unit)   /* defs come in unit order */
         ARENA_PUSH(a, s->units, r->unit);
 }
 
-/* What a statement of a non-definition unit binds, read token by token: assignment targets (the
+/* What a statement of a non-definition piece binds, read token by token: assignment targets (the
  * words before an `=` at bracket depth 0 that is not a comparison, `(a, b) = ...` and `d[k] = v`
  * included; in a chain `a = b = c`, the depth-0 words between), imported names (in parentheses
- * too), `for` targets, and the name after `as`, `def` and `class` (inside an `if` or `try`). */
+ * too), `for` targets, and the name after `as`, `def` and `class` (inside an `if` or `try`). The
+ * words bind in each of the piece's scopes (ns). */
 enum { MAX_TARGETS = 32 };
 
 typedef struct binder {
@@ -113,6 +162,11 @@ typedef struct binder {
     bool assigned;                /* an `=` was read: only depth-0 words can be targets now */
     bool overflow;                /* more candidates than fit: every word binds */
     bool want_name;               /* after def, class, as */
+    bool first_seen, first_keyword; /* the statement's first word was read; it is a keyword */
+    bool annotating;              /* `x: T = ...`: the annotation's words bind nothing */
+    uint32_t ns[2];               /* the scopes its names bind in */
+    size_t nns;
+    word_set *imported;           /* the names import statements bind */
 } binder;
 
 static void binder_start(binder *b)
@@ -120,6 +174,25 @@ static void binder_start(binder *b)
     b->kind = B_PLAIN;
     b->ncand = 0;
     b->assigned = b->overflow = b->want_name = false;
+    b->first_seen = b->first_keyword = b->annotating = false;
+}
+
+/* A ':' at bracket depth 0: after a statement's first name and before any `=`, an annotation. */
+static void binder_colon(binder *b)
+{
+    if (b->kind == B_PLAIN && !b->assigned && b->first_seen && !b->first_keyword)
+        b->annotating = true;
+}
+
+static void bind(const binder *b, const word_ref *r, kv_arena *a, ref_vec *defs)
+{
+    if (b->imported && (b->kind == B_IMPORT || b->kind == B_FROM_NAMES))
+        word_set_add(b->imported, r->w, r->n);
+    for (size_t i = 0; i < b->nns; i++) {
+        word_ref d = *r;
+        d.ns = b->ns[i];
+        ARENA_PUSH(a, *defs, d);
+    }
 }
 
 /* Is the `=` at p an assignment (`=`, `+=`, `>>=`, `:=`), not part of `==`, `!=`, `<=`, `>=`? */
@@ -138,9 +211,13 @@ static void binder_word(binder *b, const word_ref *r, bool keyword, int depth, k
 {
     const char *w = r->w;
     size_t n = r->n;
+    if (!b->first_seen)
+        b->first_seen = true, b->first_keyword = keyword;
+    if (b->annotating)
+        return;
 #define IS(lit) (n == sizeof lit - 1 && memcmp(w, lit, n) == 0)
     if (b->want_name && !keyword) {
-        ARENA_PUSH(a, *defs, *r);
+        bind(b, r, a, defs);
         b->want_name = false;
         return;
     }
@@ -173,65 +250,279 @@ static void binder_word(binder *b, const word_ref *r, bool keyword, int depth, k
     if (b->kind == B_PLAIN && !b->overflow) {   /* too many to tell: every word binds */
         b->overflow = true;
         for (size_t i = 0; i < b->ncand; i++)
-            ARENA_PUSH(a, *defs, b->cand[i]);
+            bind(b, &b->cand[i], a, defs);
         b->ncand = 0;
     }
-    ARENA_PUSH(a, *defs, *r);
+    bind(b, r, a, defs);
 }
 
 static void binder_assign(binder *b, kv_arena *a, ref_vec *defs)
 {
     for (size_t i = 0; i < b->ncand; i++)
-        ARENA_PUSH(a, *defs, b->cand[i]);
+        bind(b, &b->cand[i], a, defs);
     b->ncand = 0;
     b->assigned = true;
+    b->annotating = false;
 }
 
-/* Every word of the file outside a dotted access (refs), and the names each unit binds (defs): its
- * own name for a definition or class, what its statements bind for any other unit. */
-static void read_words(const char *data, size_t len, const py_unit *u, size_t nu, kv_arena *a, ref_vec *refs,
-                       ref_vec *defs)
+/* The scopes of a piece: its class's body (level >= 1) and its initialiser's locals (an
+ * initialiser's `def` line and its statements), as NS_LOCAL + the scope's piece; 0 if none. */
+static uint32_t class_scope(const py_unit *u, size_t i)
 {
-    for (size_t i = 0; i < nu; i++)
-        if (u[i].kind != PY_UNIT_OTHER && u[i].name)
-            ARENA_PUSH(a, *defs, ((word_ref){ u[i].name, u[i].name_len, (uint32_t)i }));
+    if (u[i].level == 0)
+        return 0;
+    size_t h = u[i].level == 1 ? u[i].parent : u[u[i].parent].parent;
+    return NS_LOCAL + (uint32_t)h;
+}
+
+static uint32_t init_scope(const py_unit *u, size_t i)
+{
+    if (u[i].level == 2)
+        return NS_LOCAL + u[i].parent;
+    if (u[i].level == 1 && u[i].kind == PY_UNIT_DEF && u[i].name && py_is_init_name(u[i].name, u[i].name_len))
+        return NS_LOCAL + (uint32_t)i;
+    return 0;
+}
+
+/* The names each piece binds (defs), by scope: a definition's or class's own name (a member's in
+ * its class's scope and as an attribute), and what the statements of any other piece bind. */
+static void piece_names(const py_unit *u, size_t nu, kv_arena *a, ref_vec *defs)
+{
+    for (size_t i = 0; i < nu; i++) {
+        if (u[i].kind == PY_UNIT_OTHER || !u[i].name)
+            continue;
+        word_ref r = { u[i].name, u[i].name_len, (uint32_t)i, NS_MODULE };
+        if (u[i].level >= 1) {
+            r.ns = NS_ATTR;
+            ARENA_PUSH(a, *defs, r);
+            r.ns = class_scope(u, i);
+        }
+        ARENA_PUSH(a, *defs, r);
+    }
+}
+
+/* The scopes a statement of piece i binds its names in. */
+static void binder_scopes(binder *b, const py_unit *u, size_t i)
+{
+    b->nns = 0;
+    if (u[i].level == 0)
+        b->ns[b->nns++] = NS_MODULE;
+    else if (u[i].level == 1)
+        b->ns[b->nns++] = class_scope(u, i), b->ns[b->nns++] = NS_ATTR;
+    else
+        b->ns[b->nns++] = init_scope(u, i);
+}
+
+/* A word read as a reference: in the module's scope and the piece's own, or (after '.') as an
+ * attribute. */
+static void add_refs(const py_unit *u, const word_ref *r, bool dotted, kv_arena *a, ref_vec *refs)
+{
+    word_ref x = *r;
+    if (dotted) {
+        x.ns = NS_ATTR;
+        ARENA_PUSH(a, *refs, x);
+        return;
+    }
+    x.ns = NS_MODULE;
+    ARENA_PUSH(a, *refs, x);
+    uint32_t c = class_scope(u, r->unit), in = init_scope(u, r->unit);
+    if (c) {
+        x.ns = c;
+        ARENA_PUSH(a, *refs, x);
+    }
+    if (in) {
+        x.ns = in;
+        ARENA_PUSH(a, *refs, x);
+    }
+}
+
+/* The name an initialiser calls its instance: its first parameter (`self`, `cls`). */
+typedef struct self_name {
+    const char *w;
+    size_t n;
+    enum { SELF_BEFORE_NAME, SELF_AFTER_NAME, SELF_IN_PARAMS, SELF_READ } state;
+} self_name;
+
+/* A `self.x` just read, whose next tokens tell whether the statement may set x: a target or a
+ * receiver (`self.x = v`, `self.x[i] = v`, `self.x.fill_(v)`, `self.x += v`) sets it, a read of
+ * one of its attributes (`self.x.y`) does not, and an argument (`f(self.x)`) does when f is a
+ * function of this file that writes into its parameter (decided once the names are known). */
+typedef struct self_attr {
+    enum { SA_NONE, SA_READ, SA_DOT, SA_DOT_WORD } state;
+    word_ref r;
+    int depth;
+    size_t ref;                   /* 1 + its index in refs */
+} self_attr;
+
+/* The token reader of read_words. */
+typedef struct reader {
+    const char *data;
+    size_t len;
+    const py_unit *u;
+    size_t nu;
+    kv_arena *a;
+    ref_vec *refs, *defs, *passed;  /* passed: `self.x` passed as arguments, bound if the piece calls a local def */
+    size_t cur;                   /* the piece being read */
+    int depth;
+    char prev;                    /* the punctuation just read, 0 after anything else */
+    const char *prev_word;        /* the word just read (kept across a following '.') */
+    size_t prev_word_n;
+    self_name self;
+    self_attr sa;
+    binder b;
+    bool of_import;               /* the dotted name being read starts with an imported name */
+} reader;
+
+static bool is_self_word(const reader *rd, const char *w, size_t n)
+{
+    return rd->self.state == SELF_READ && n == rd->self.n && memcmp(w, rd->self.w, n) == 0;
+}
+
+/* The decision on the `self.x` read before this token (c: the punctuation, 0 for another token). */
+static void self_attr_next(reader *rd, char c, bool word)
+{
+    self_attr *sa = &rd->sa;
+    if (sa->state == SA_NONE)
+        return;
+    bool level2 = rd->u[sa->r.unit].level == 2;
+    if (sa->state == SA_READ && c == '.') {
+        sa->state = SA_DOT;
+        return;
+    }
+    if (sa->state == SA_DOT && word) {
+        sa->state = SA_DOT_WORD;
+        return;
+    }
+    bool sets;
+    if (sa->state == SA_READ) {
+        sets = (sa->depth == 0 && !rd->b.assigned) || c == '[';   /* `y = self.x` reads it */
+        if (!sets && level2)
+            ARENA_PUSH(rd->a, *rd->passed, ((word_ref){ sa->r.w, sa->r.n, sa->r.unit, NS_ATTR }));
+    } else {
+        sets = sa->state == SA_DOT_WORD && c == '(';   /* self.x.method(...) */
+    }
+    if (sets && level2)
+        ARENA_PUSH(rd->a, *rd->defs, ((word_ref){ sa->r.w, sa->r.n, sa->r.unit, NS_ATTR }));
+    sa->state = SA_NONE;
+}
+
+static void reader_punct(reader *rd, const lexer *lx)
+{
+    char c = *lx->tok;
+    bool other = rd->u[rd->cur].kind == PY_UNIT_OTHER;
+    bool assign = c == '=' && assigns(rd->data, lx->tok, rd->data + rd->len);
+    if (rd->sa.state == SA_READ && rd->sa.depth == 0 && rd->sa.ref == rd->refs->n && (c == ':' || assign))
+        rd->refs->n--;   /* `self.x = v`, `self.x: T = v` rebind x: the statement does not read it */
+    self_attr_next(rd, c, false);
+    if (c == '(' && rd->self.state == SELF_AFTER_NAME)
+        rd->self.state = SELF_IN_PARAMS;
+    if (c == '(' || c == '[' || c == '{')
+        rd->depth++;
+    else if ((c == ')' || c == ']' || c == '}') && rd->depth > 0)
+        rd->depth--;
+    else if (other && rd->depth == 0 && c == ';')
+        binder_start(&rd->b);
+    else if (other && rd->depth == 0 && assign)
+        binder_assign(&rd->b, rd->a, rd->defs);
+    else if (other && rd->depth == 0 && c == ':')
+        binder_colon(&rd->b);
+    if (c != '.')
+        rd->prev_word = NULL, rd->of_import = false;
+    rd->prev = c;
+}
+
+static void reader_word(reader *rd, const lexer *lx)
+{
+    const py_unit *u = rd->u;
+    size_t cur = rd->cur;
+    word_ref r = { lx->tok, (uint32_t)lx->len, (uint32_t)cur, NS_MODULE };
+    bool keyword = is_keyword(lx->tok, lx->len);
+    bool init_header = init_scope(u, cur) == NS_LOCAL + cur;
+    self_attr_next(rd, 0, true);
+    if (rd->self.state == SELF_BEFORE_NAME && init_header && lx->tok == u[cur].name)
+        rd->self.state = SELF_AFTER_NAME;
+    else if (rd->self.state == SELF_IN_PARAMS && !keyword)
+        rd->self = (self_name){ lx->tok, lx->len, SELF_READ };
+    if (rd->prev == '.' && rd->of_import) {
+        /* `torch.device`, `np.float32`: an attribute of a module or an imported object, never
+         * one this file's classes set */
+    } else if (rd->prev == '.') {
+        add_refs(u, &r, true, rd->a, rd->refs);
+        if (rd->prev_word && is_self_word(rd, rd->prev_word, rd->prev_word_n))
+            rd->sa = (self_attr){ SA_READ, r, rd->depth, rd->refs->n };
+    } else {
+        bool other = u[cur].kind == PY_UNIT_OTHER;
+        rd->of_import = word_set_has(rd->b.imported, lx->tok, lx->len);
+        if (!keyword)
+            add_refs(u, &r, false, rd->a, rd->refs);
+        if (other && u[cur].level == 2 && is_self_word(rd, lx->tok, lx->len))
+            rd->b.first_seen = true;   /* `self.x = ...` sets an attribute: it does not rebind self */
+        else if (other)
+            binder_word(&rd->b, &r, keyword, rd->depth, rd->a, rd->defs);
+        else if (!keyword && init_header)   /* an initialiser's parameters */
+            ARENA_PUSH(rd->a, *rd->defs, ((word_ref){ r.w, r.n, r.unit, NS_LOCAL + (uint32_t)cur }));
+    }
+    rd->prev_word = lx->tok;
+    rd->prev_word_n = lx->len;
+    rd->prev = 0;
+}
+
+/* Every word of the file (refs), the names each piece binds (defs), and the attributes an
+ * initialiser's statement passes as arguments (passed). */
+static void read_words(const char *data, size_t len, const py_unit *u, size_t nu, kv_arena *a, ref_vec *refs,
+                       ref_vec *defs, ref_vec *passed)
+{
+    piece_names(u, nu, a, defs);
+    reader rd = { .data = data, .len = len, .u = u, .nu = nu, .a = a, .refs = refs, .defs = defs, .passed = passed,
+                  .self = { NULL, 0, SELF_BEFORE_NAME } };
+    rd.b.imported = arena_zalloc(a, sizeof *rd.b.imported);
+    binder_start(&rd.b);
+    binder_scopes(&rd.b, u, 0);
     lexer lx;
     py_lex_init(&lx, data, len);
-    size_t cur = 0;
-    int depth = 0;
-    char prev = 0;
-    binder b;
-    binder_start(&b);
     for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
         if (k == LEX_COMMENT)
             continue;
         uint32_t at = (uint32_t)(lx.tok - data);
-        while (cur + 1 < nu && at >= u[cur + 1].start)
-            cur++, depth = 0;   /* a unit starts at bracket depth 0 */
-        bool other = u[cur].kind == PY_UNIT_OTHER;
-        if (other && depth == 0 && (lx.fresh_line || at == u[cur].start))
-            binder_start(&b);
+        while (rd.cur + 1 < nu && at >= u[rd.cur + 1].start) {
+            self_attr_next(&rd, 0, false);
+            rd.cur++, rd.depth = 0;   /* a piece starts at bracket depth 0 */
+            binder_scopes(&rd.b, u, rd.cur);
+            if (init_scope(u, rd.cur) == NS_LOCAL + rd.cur)
+                rd.self = (self_name){ NULL, 0, SELF_BEFORE_NAME };
+        }
+        if (u[rd.cur].kind == PY_UNIT_OTHER && rd.depth == 0 && (lx.fresh_line || at == u[rd.cur].start)) {
+            self_attr_next(&rd, 0, false);
+            binder_start(&rd.b);
+        }
         if (k == LEX_PUNCT) {
-            prev = *lx.tok;
-            if (prev == '(' || prev == '[' || prev == '{')
-                depth++;
-            else if ((prev == ')' || prev == ']' || prev == '}') && depth > 0)
-                depth--;
-            else if (other && depth == 0 && prev == ';')
-                binder_start(&b);
-            else if (other && depth == 0 && prev == '=' && assigns(data, lx.tok, data + len))
-                binder_assign(&b, a, defs);
+            reader_punct(&rd, &lx);
+        } else if (k == LEX_WORD) {
+            reader_word(&rd, &lx);
+        } else {
+            self_attr_next(&rd, 0, false);
+            rd.prev_word = NULL;
+            rd.of_import = false;
+            rd.prev = 0;
+        }
+    }
+    self_attr_next(&rd, 0, false);
+}
+
+/* The edges a piece has without naming anything: a member to its class's header, a class header
+ * to the methods calling an instance runs. (An initialiser's statement reaches its `def` line by
+ * the parameters it names: that line binds its words in the initialiser's scope.) */
+static void implicit_edges(const py_unit *u, size_t nu, kv_arena *a, edge_vec *out)
+{
+    for (size_t i = 0; i < nu; i++) {
+        if (u[i].level == 0)
             continue;
-        }
-        if (k == LEX_WORD && prev != '.') {
-            word_ref r = { lx.tok, (uint32_t)lx.len, (uint32_t)cur };
-            bool keyword = is_keyword(lx.tok, lx.len);
-            if (!keyword)
-                ARENA_PUSH(a, *refs, r);
-            if (other)
-                binder_word(&b, &r, keyword, depth, a, defs);
-        }
-        prev = 0;
+        if (u[i].level == 1)   /* a statement reaches its initialiser's parameters by name */
+            ARENA_PUSH(a, *out, ((edge){ (uint32_t)i, u[i].parent }));
+        if (u[i].level == 1 && u[i].kind == PY_UNIT_DEF && u[i].name
+            && ((u[i].name_len == 7 && memcmp(u[i].name, "forward", 7) == 0)
+                || (u[i].name_len == 8 && memcmp(u[i].name, "__call__", 8) == 0)))
+            ARENA_PUSH(a, *out, ((edge){ u[i].parent, (uint32_t)i }));
     }
 }
 
@@ -243,22 +534,50 @@ static int cmp_edge(const void *a, const void *b)
     return x->to < y->to ? -1 : x->to > y->to;
 }
 
+/* Does piece i name a definition or class of this file (a call it may make)? For each piece, from
+ * the table of names. */
+static bool *local_callers(const py_unit *u, size_t nu, const ref_vec *refs, const name_table *t, kv_arena *a)
+{
+    bool *calls = arena_zalloc(a, (nu ? nu : 1) * sizeof *calls);
+    for (size_t i = 0; i < refs->n; i++) {
+        const word_ref *r = &refs->v[i];
+        if (calls[r->unit])
+            continue;
+        const name_slot *s = table_find(t, r->w, r->n, r->ns);
+        for (size_t k = 0; s->w && k < s->units.n && !calls[r->unit]; k++)
+            calls[r->unit] = s->units.v[k] != r->unit && u[s->units.v[k]].kind != PY_UNIT_OTHER;
+    }
+    return calls;
+}
+
 /* The edges unit -> unit it names, sorted and distinct; false if there would be more than
- * max_edges (then the file is parsed whole: twenty thousand `y = ...` lines all binding y). */
-static bool name_edges(const ref_vec *refs, const ref_vec *defs, size_t max_edges, kv_arena *a, edge_vec *out)
+ * max_edges (then the file is parsed whole: twenty thousand `y = ...` lines all binding y). An
+ * attribute passed as an argument (passed) is bound by a piece that calls a function of this file
+ * (which may write into it). */
+static bool name_edges(const py_unit *u, size_t nu, const ref_vec *refs, const ref_vec *defs, const ref_vec *passed,
+                       size_t max_edges, kv_arena *a, edge_vec *out)
 {
     name_table t = { NULL, 16 };
-    while (t.cap < 2 * defs->n + 16)
+    while (t.cap < 2 * (defs->n + passed->n) + 16)
         t.cap *= 2;
     t.slot = arena_zalloc(a, t.cap * sizeof *t.slot);
     for (size_t i = 0; i < defs->n; i++)
         table_put(&t, &defs->v[i], a);
+    if (passed->n) {
+        bool *calls = local_callers(u, nu, refs, &t, a);
+        for (size_t i = 0; i < passed->n; i++)
+            if (calls[passed->v[i].unit])
+                table_put(&t, &passed->v[i], a);
+    }
     for (size_t i = 0; i < refs->n; i++) {
         const word_ref *r = &refs->v[i];
-        const name_slot *s = table_find(&t, r->w, r->n);
+        name_slot *s = table_find(&t, r->w, r->n, r->ns);
+        if (!s->w || s->seen_from == r->unit + 1)
+            continue;
+        s->seen_from = r->unit + 1;
         if (out->n + s->units.n > max_edges)
             return false;
-        for (size_t k = 0; s->w && k < s->units.n; k++)
+        for (size_t k = 0; k < s->units.n; k++)
             if (s->units.v[k] != r->unit)
                 ARENA_PUSH(a, *out, ((edge){ r->unit, s->units.v[k] }));
     }
@@ -354,6 +673,37 @@ TSRange *py_ts_ranges(const char *data, size_t len, py_range *r, size_t k, kv_ar
     return out;
 }
 
+/* Which pieces are parsed, from the kept ones (needed, or reached from a needed one): every
+ * top-level statement that is no definition or class; of a class parsed, its header, its
+ * class-level statements and its kept members (all of them if none is kept); an initialiser's
+ * statements with it. Returns the bytes parsed. */
+static size_t parsed_pieces(const py_unit *u, size_t nu, uint16_t *keep)
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < nu; i++) {
+        if (u[i].level == 0) {
+            keep[i] = u[i].kind == PY_UNIT_OTHER || keep[i];
+        } else if (u[i].level == 1) {
+            keep[i] = keep[u[i].parent] && (u[i].kind == PY_UNIT_OTHER || keep[i]);
+        } else {
+            keep[i] = keep[u[i].parent];
+        }
+    }
+    for (size_t h = 0; h < nu; h++) {
+        if (u[h].level != 0 || u[h].kind != PY_UNIT_CLASS || !keep[h])
+            continue;
+        size_t end = h + 1, any = 0;
+        for (; end < nu && u[end].level > 0; end++)
+            any += u[end].level == 1 && keep[end];
+        for (size_t i = h + 1; !any && i < end; i++)
+            keep[i] = 1;
+    }
+    for (size_t i = 0; i < nu; i++)
+        if (keep[i])
+            bytes += u[i].end - u[i].start;
+    return bytes;
+}
+
 TSRange *py_slice(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len,
                   kv_arena *a, uint32_t *count)
 {
@@ -362,10 +712,11 @@ TSRange *py_slice(const py_state *st, const fe_context *ctx, const char *path, c
     size_t nu = py_prefilter_units(st, ctx, path, data, len, a, &u);
     if (nu < 3 || nu > MAX_UNITS)
         return NULL;
-    ref_vec refs = { 0 }, defs = { 0 };
-    read_words(data, len, u, nu, a, &refs, &defs);
+    ref_vec refs = { 0 }, defs = { 0 }, passed = { 0 };
+    read_words(data, len, u, nu, a, &refs, &defs, &passed);
     edge_vec e = { 0 };
-    if (!name_edges(&refs, &defs, MAX_EDGES_PER_UNIT * nu + MAX_EDGES_PER_UNIT * 1024, a, &e))
+    implicit_edges(u, nu, a, &e);
+    if (!name_edges(u, nu, &refs, &defs, &passed, MAX_EDGES_PER_UNIT * nu + MAX_EDGES_PER_UNIT * 1024, a, &e))
         return NULL;
     /* flags[i]: the flags of everything unit i reaches, i.e. the units reaching a flagged one */
     uint16_t *flags = arena_alloc(a, nu * sizeof *flags);
@@ -379,13 +730,7 @@ TSRange *py_slice(const py_state *st, const fe_context *ctx, const char *path, c
         keep[i] = py_prefilter_decides(flags[i]) ? 1 : 0;
     graph fwd = adjacency(e.v, e.n, nu, false, a);
     reach(&fwd, nu, keep, 1, a);
-    size_t kept = 0;
-    for (size_t i = 0; i < nu; i++) {
-        if (u[i].kind == PY_UNIT_OTHER)
-            keep[i] = 1;
-        if (keep[i])
-            kept += u[i].end - u[i].start;
-    }
+    size_t kept = parsed_pieces(u, nu, keep);
     if ((len - kept) * 100 < len * MIN_SAVED_PERCENT)
         return NULL;
     py_range *r = arena_alloc(a, nu * sizeof *r);

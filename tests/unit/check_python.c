@@ -672,6 +672,52 @@ START_TEST(slicing_parts)
 }
 END_TEST
 
+/* Members of a class are parts of their own: a method that no needed part reaches is left out; a
+ * method reading `self.mask_value` reaches the initialiser's statement setting it, and the
+ * initialiser is parsed whole; calling an instance reaches its forward. */
+START_TEST(slicing_members)
+{
+    py_state *st = load_state();
+    fe_context ctx = { .state = st };
+    const char *unrelated = "    def unrelated(self, x):\n        return [x, self.name, 'padding padding padding padding']\n";
+    char src[2048];
+    snprintf(src, sizeof src,
+             "import torch\n"
+             "class Runner:\n"
+             "    LIMIT = 4\n"
+             "    def __init__(self, cfg):\n"
+             "        self.mask_value = -1e9\n"
+             "        self.name = 'runner'\n"
+             "%s"
+             "    def build(self):\n"
+             "        return torch.full((2,), self.mask_value, dtype=torch.float16)\n", unrelated);
+    size_t len = strlen(src);
+    ck_assert_uint_eq(py_slice_bytes(st, &ctx, "t.py", src, len), len - strlen(unrelated));
+    corpus_file c = { .path = "t.py", .data = src, .len = len };
+    ck_assert(check_slicing(st, &ctx, &c));
+    file_facts *f = file_facts_new("t.py");
+    py_analyze_file("t.py", src, len, &ctx, f);
+    ck_assert_uint_eq(f->constructions.n, 1);   /* -1e9 through self.mask_value */
+    file_facts_free(f);
+
+    /* Net(...)(x) runs Net.forward, which writes -1e4 into a float16 tensor; Other is not reached */
+    const char *other = "class Other:\n    def run(self):\n        return [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]\n";
+    char two[2048];
+    snprintf(two, sizeof two,
+             "import torch\n"
+             "class Net:\n"
+             "    def forward(self, x):\n"
+             "        return torch.zeros(2, dtype=torch.float16).masked_fill(x > 0, -1e4)\n"
+             "%s"
+             "y = Net()(torch.ones(2))\n", other);
+    size_t tl = strlen(two);
+    ck_assert_uint_eq(py_slice_bytes(st, &ctx, "t.py", two, tl), tl - strlen(other));
+    corpus_file c2 = { .path = "t.py", .data = two, .len = tl };
+    ck_assert(check_slicing(st, &ctx, &c2));
+    py_state_free(st);
+}
+END_TEST
+
 START_TEST(prefilter_sound_fixtures)
 {
     char root[4096];
@@ -868,6 +914,7 @@ static Suite *python_suite(void)
     t = tcase_create("soundness");
     tcase_set_timeout(t, 600);
     tcase_add_test(t, slicing_parts);
+    tcase_add_test(t, slicing_members);
     tcase_add_test(t, prefilter_sound_fixtures);
     tcase_add_test(t, prefilter_sound_corpus);
     suite_add_tcase(s, t);

@@ -153,7 +153,8 @@ bool py_is_cache_name(const py_state *st, const char *name, size_t n);
 /* Does a decorator's spelling (or its origin: `jit` imported from triton is triton.jit) make its
  * function a device kernel whose body is not evaluated? */
 bool py_is_kernel_decorator(const py_state *st, const char *spelling);
-/* Is the identifier part of any sink spelling (for the prefilter)? */
+/* Is the identifier the last part of a sink call's or class's spelling (for the prefilter; cache
+ * names are py_is_cache_name's)? */
 bool py_is_sink_word(const py_state *st, const char *name, size_t n);
 
 /* ---- lexical layer (pylex.c) ---- */

@@ -5,7 +5,11 @@
  * deciding that needs one pass over the bytes instead of a parse. It is sound because every fact
  * the evaluator can emit needs a word the prefilter looks for, and both sides use the same word
  * lists (pylex.c, pytorch_api.c):
- *   store        a sink word (sink table, cache-tensor names, .kvlint.yaml sinks)
+ *   store        a sink word (the sink table's calls and classes, .kvlint.yaml sinks), or a
+ *                cache-tensor name (`kv_cache`, `k_buffer`, ...) where a write can name it: before
+ *                a subscript (`k_cache[i] = x`) or a method call (`kv_cache.copy_(x)`,
+ *                `past_key_values.update(k, v, i)`), as pe_base_name reads a write's target; the
+ *                name alone (`kv_cache_dtype`, `is_quantized_kv_cache(...)`) stores nothing
  *   construction a sentinel (a literal >= PY_SENTINEL_MAGNITUDE, an infinity word, finfo/iinfo,
  *                float("inf")-like strings, or a sentinel imported from another scanned file: see
  *                below) AND a known dtype: the keyword `dtype` or a cast method after '.'; or a
@@ -299,6 +303,7 @@ enum {
     W_TENSOR = 16,     /* tensor context */
     W_INF = 32,        /* an infinity word (with W_SENTINEL) */
     W_DTYPE = 64,      /* `dtype` (the keyword argument, x.dtype) */
+    W_CACHE = 128,     /* a cache-tensor name: decisive before `[` or `.method(` */
 };
 
 enum { MEMO_SLOTS = 1024 };
@@ -314,6 +319,8 @@ static uint8_t word_flags(const py_state *st, const char *w, size_t n)
     uint8_t f = 0;
     if (py_is_decl_callee(w, n) || (st && py_is_sink_word(st, w, n)))
         f |= W_DECISIVE;
+    if (st && py_is_cache_name(st, w, n))
+        f |= W_CACHE;
     if (py_is_infinity_word(w, n))
         f |= W_SENTINEL | W_INF;
     if (n == 5 && (memcmp(w, "finfo", 5) == 0 || memcmp(w, "iinfo", 5) == 0))
@@ -353,6 +360,8 @@ typedef struct pf_scan {
     uint32_t prev_line;   /* line of the previous token */
     int depth;            /* bracket depth */
     enum { CF_NONE, CF_OBJECT, CF_DOT, CF_FIELD, CF_GET, CF_SUBSCRIPT, CF_GETATTR, CF_GETATTR_PAREN } field;
+    enum { CW_NONE, CW_NAME, CW_DOT, CW_METHOD } cache;
+                          /* after a cache-tensor name: `name`, `name.`, `name.method` */
                           /* reading `config.x` (a field unless a call follows), `config.get(`,
                            * `config[`, or `getattr(config` */
 } pf_scan;
@@ -371,6 +380,16 @@ static void pf_init(pf_scan *p, const py_state *st, const fe_context *ctx, const
     p->prev_line = 0;
     p->depth = 0;
     p->field = CF_NONE;
+    p->cache = CW_NONE;
+}
+
+/* A cache-tensor name followed by `[` or `.method(`: a write into the cache may be made here. */
+static bool cache_token(pf_scan *p, lex_kind k, const char *tok)
+{
+    char c = k == LEX_PUNCT ? *tok : 0;
+    bool store = (p->cache == CW_NAME && c == '[') || (p->cache == CW_METHOD && c == '(');
+    p->cache = p->cache == CW_NAME && c == '.' ? CW_DOT : p->cache == CW_DOT && k == LEX_WORD ? CW_METHOD : CW_NONE;
+    return store;
 }
 
 /* A checkpoint field read as pyconfig.c reads one: `config.x` (x not a method called),
@@ -443,6 +462,8 @@ static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
         sentinel |= chain_other(&p->ch, p->ctx, p->path, k, lx->tok);
     if (field_token(p, k, lx->tok, lx->len))
         f |= PF_FIELD;
+    if (k != LEX_COMMENT && cache_token(p, k, lx->tok))
+        f |= PF_DECISIVE;
     double v;
     switch (k) {
     case LEX_STRING:
@@ -460,6 +481,8 @@ static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
         uint8_t wf = memo_flags(p->memo, p->st, w, n);
         if ((wf & W_DECISIVE) && p->im.state != IMP_FROM && p->im.state != IMP_IMPORT)
             f |= PF_DECISIVE;   /* a module's path stores nothing (`from vllm.v1.kv_cache_utils import`) */
+        if ((wf & W_CACHE) && p->im.state == IMP_NONE)
+            p->cache = CW_NAME;
         if (wf & W_SENTINEL)
             f |= PF_SENTINEL | (wf & W_INF ? PF_INF : 0);
         if (p->im.overflow && (p->im.state == IMP_NAMES || p->prev == '.') && any_exported_sentinel(p->ctx, w, n))

@@ -488,5 +488,5 @@ bool py_is_sink_word(const py_state *st, const char *name, size_t n)
     for (size_t i = 0; i < st->sink_words.n; i++)
         if (st->sink_words.v[i].n == n && memcmp(st->sink_words.v[i].s, name, n) == 0)
             return true;
-    return py_is_cache_name(st, name, n);
+    return false;
 }

@@ -479,6 +479,14 @@ START_TEST(prefilter_words)
         { "from .c import NEG\ny = x.to(d)\n", false },    /* NEG is no sentinel without an index */
         { "self.attn(q, k, v)\nfrom vllm import Attention\n", true },
         { "kv_cache[0] = k\n", true },
+        /* a cache-tensor name stores only where a write can name it: a subscript or a method */
+        { "self.k_cache[:, 0] += k\n", true },
+        { "kv_cache.copy_(k)\n", true },
+        { "past_key_values.update(k, v, 0)\n", true },
+        { "kv_caches[i].index_copy_(0, slots, k)\n", true },
+        { "d = kv_cache_dtype\nq = is_quantized_kv_cache(d)\n", false },
+        { "from vllm.utils import is_quantized_kv_cache\nn = self.kv_cache_config.num_blocks\n", false },
+        { "n = kv_cache.data\n", false },
         { "llm = LLM(model='m')\n", true },
         { "y = ids.to(d)\n", false },                       /* a cast, but no integer source */
         { "y = input_ids.to(d)\n", true },

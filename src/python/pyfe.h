@@ -284,6 +284,7 @@ enum {
     PF_MUL = 64,       /* a product a * b */
     PF_FIELD = 128,    /* a checkpoint field read (config.x) */
     PF_DTYPE = 256,    /* the word dtype */
+    PF_UNBALANCED = 512, /* py_prefilter_units: the piece ends inside brackets (a syntax error) */
 };
 bool py_prefilter_decides(uint16_t flags);
 

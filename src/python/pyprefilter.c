@@ -586,7 +586,7 @@ typedef struct splitter {
 static void new_piece(splitter *sp, pf_scan *p, kv_arena *a, uint32_t at, uint8_t level)
 {
     py_unit *last = &sp->v.v[sp->v.n - 1];
-    last->flags |= pf_flush(p);
+    last->flags |= pf_flush(p) | (p->depth ? PF_UNBALANCED : 0);
     last->end = at;
     py_unit u = { .start = at, .kind = PY_UNIT_OTHER, .flags = sp->carry, .level = level,
                   .parent = level == 1 ? sp->header : level == 2 ? sp->init : 0 };
@@ -690,7 +690,7 @@ size_t py_prefilter_units(const py_state *st, const fe_context *ctx, const char 
         if (k != LEX_COMMENT)
             piece_name(&sp, &lx, k);
     }
-    sp.v.v[sp.v.n - 1].flags |= pf_finish(&p) | sp.carry;
+    sp.v.v[sp.v.n - 1].flags |= pf_finish(&p) | sp.carry | (p.depth ? PF_UNBALANCED : 0);
     sp.v.v[sp.v.n - 1].end = (uint32_t)len;
     *out = sp.v.v;
     return sp.v.n;

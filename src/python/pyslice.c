@@ -35,7 +35,9 @@
  * The ranges are handed to tree-sitter (ts_parser_set_included_ranges): nodes keep their byte
  * offsets and lines in the whole file. Pieces below the top level start at the start of their
  * line, so that each keeps its own indentation. pystmt.c parses the whole file again if the parts
- * do not parse cleanly, so a syntax error is located as before. This file does not parse or
+ * do not parse cleanly, so a syntax error is located as before (a piece left inside unclosed
+ * brackets is always kept for that; another syntax error in a piece left out is not seen, as in a
+ * file the prefilter drops). This file does not parse or
  * evaluate.
  */
 #include <stdlib.h>
@@ -509,21 +511,17 @@ static void read_words(const char *data, size_t len, const py_unit *u, size_t nu
     self_attr_next(&rd, 0, false);
 }
 
-/* The edges a piece has without naming anything: a member to its class's header, a class header
- * to the methods calling an instance runs. (An initialiser's statement reaches its `def` line by
- * the parameters it names: that line binds its words in the initialiser's scope.) */
+/* The edges a piece has without naming anything: a class header to the methods calling an
+ * instance runs (forward, __call__). A member does not reach its class's header (the evaluator
+ * does not follow base classes), nor an initialiser's statement its `def` line, except by the
+ * parameters it names (that line binds its words in the initialiser's scope). */
 static void implicit_edges(const py_unit *u, size_t nu, kv_arena *a, edge_vec *out)
 {
-    for (size_t i = 0; i < nu; i++) {
-        if (u[i].level == 0)
-            continue;
-        if (u[i].level == 1)   /* a statement reaches its initialiser's parameters by name */
-            ARENA_PUSH(a, *out, ((edge){ (uint32_t)i, u[i].parent }));
+    for (size_t i = 0; i < nu; i++)
         if (u[i].level == 1 && u[i].kind == PY_UNIT_DEF && u[i].name
             && ((u[i].name_len == 7 && memcmp(u[i].name, "forward", 7) == 0)
                 || (u[i].name_len == 8 && memcmp(u[i].name, "__call__", 8) == 0)))
             ARENA_PUSH(a, *out, ((edge){ u[i].parent, (uint32_t)i }));
-    }
 }
 
 static int cmp_edge(const void *a, const void *b)
@@ -674,30 +672,39 @@ TSRange *py_ts_ranges(const char *data, size_t len, py_range *r, size_t k, kv_ar
 }
 
 /* Which pieces are parsed, from the kept ones (needed, or reached from a needed one): every
- * top-level statement that is no definition or class; of a class parsed, its header, its
- * class-level statements and its kept members (all of them if none is kept); an initialiser's
- * statements with it. Returns the bytes parsed. */
+ * top-level statement that is no definition or class; a class with any kept piece, and of it its
+ * header, its class-level statements and its kept members (all of them if none is kept); an
+ * initialiser with any kept piece, whole. Returns the bytes parsed. */
 static size_t parsed_pieces(const py_unit *u, size_t nu, uint16_t *keep)
 {
-    size_t bytes = 0;
-    for (size_t i = 0; i < nu; i++) {
-        if (u[i].level == 0) {
-            keep[i] = u[i].kind == PY_UNIT_OTHER || keep[i];
-        } else if (u[i].level == 1) {
-            keep[i] = keep[u[i].parent] && (u[i].kind == PY_UNIT_OTHER || keep[i]);
-        } else {
-            keep[i] = keep[u[i].parent];
-        }
-    }
     for (size_t h = 0; h < nu; h++) {
-        if (u[h].level != 0 || u[h].kind != PY_UNIT_CLASS || !keep[h])
+        if (u[h].level != 0) {
             continue;
-        size_t end = h + 1, any = 0;
+        } else if (u[h].kind != PY_UNIT_CLASS) {
+            keep[h] = keep[h] || u[h].kind == PY_UNIT_OTHER;
+            continue;
+        }
+        size_t end = h + 1;
+        bool any = keep[h];
         for (; end < nu && u[end].level > 0; end++)
-            any += u[end].level == 1 && keep[end];
-        for (size_t i = h + 1; !any && i < end; i++)
+            any = any || keep[end];
+        keep[h] = any;
+        size_t members = 0;
+        for (size_t i = h + 1; i < end; i++) {
+            if (u[i].level != 1)
+                continue;
+            bool whole = false;   /* an initialiser with a kept statement */
+            for (size_t j = i + 1; j < end && u[j].level == 2; j++)
+                whole = whole || keep[j];
+            keep[i] = any && (keep[i] || whole || u[i].kind == PY_UNIT_OTHER);
+            members += keep[i];
+            for (size_t j = i + 1; j < end && u[j].level == 2; j++)
+                keep[j] = keep[i];
+        }
+        for (size_t i = h + 1; any && !members && i < end; i++)
             keep[i] = 1;
     }
+    size_t bytes = 0;
     for (size_t i = 0; i < nu; i++)
         if (keep[i])
             bytes += u[i].end - u[i].start;
@@ -727,7 +734,7 @@ TSRange *py_slice(const py_state *st, const fe_context *ctx, const char *path, c
         reach(&back, nu, flags, bit, a);
     uint16_t *keep = arena_zalloc(a, nu * sizeof *keep);
     for (size_t i = 0; i < nu; i++)
-        keep[i] = py_prefilter_decides(flags[i]) ? 1 : 0;
+        keep[i] = py_prefilter_decides(flags[i]) || (u[i].flags & PF_UNBALANCED);   /* its note */
     graph fwd = adjacency(e.v, e.n, nu, false, a);
     reach(&fwd, nu, keep, 1, a);
     size_t kept = parsed_pieces(u, nu, keep);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cxx/cxxfe.h"
+#include "cxx/libclang.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 
@@ -98,6 +99,12 @@ static enum CXErrorCode parse_with(const fe_source *src, const char *const *args
 
 CXTranslationUnit cxx_parse(const cxx_state *st, const fe_source *src, CXIndex *idx, file_facts *out)
 {
+    const char *why;
+    *idx = NULL;
+    if (!kv_libclang_load(&why)) {
+        diag_add(&out->diags, DIAG_WARNING, src->path, 0, 0, "not analysed: libclang is not available (%s)", why);
+        return NULL;
+    }
     kv_arena *a = out->arena;
     ARENA_VEC(const char *) args = {0};
     bool cuda = strcmp(src->lang, "cuda") == 0;

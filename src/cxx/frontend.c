@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "cxx/cxxfe.h"
+#include "cxx/libclang.h"
 #include "frontend/suppress.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
@@ -54,6 +55,11 @@ static const char *cxx_claim(const char *path, const char *head, size_t head_len
 
 static void cxx_version(char *buf, size_t n)
 {
+    const char *why;
+    if (!kv_libclang_load(&why)) {
+        snprintf(buf, n, "libclang: not available (%s)", why);
+        return;
+    }
     CXString cv = clang_getClangVersion();
     snprintf(buf, n, "libclang: %s", clang_getCString(cv));
     clang_disposeString(cv);

@@ -2,7 +2,7 @@
 src_libkvlint_a_SOURCES += \
 	src/cxx/cxxfe.h src/cxx/frontend.c src/cxx/cxxdata.c src/cxx/cxxsinks.c src/cxx/cxxids.c src/cxx/cxxreach.c \
 	src/cxx/cxxparse.c src/cxx/cxxpch.c src/cxx/cxxtypes.c src/cxx/cxxeval.h src/cxx/cxxeval.c \
-	src/cxx/cxxwalk.c
+	src/cxx/cxxwalk.c src/cxx/libclang.h src/cxx/libclang.c
 
 # Its tables and the stub headers that stand in for the CUDA SDK and c10 (docs/cxx.md), installed
 # under $(pkgdatadir)/grammars/cxx.

@@ -19,6 +19,8 @@ bool py_is_config_name(const char *s, size_t n)
     static const char *const names[] = {
         "config", "hf_config", "text_config", "hf_text_config", "pretrained_config", "cfg", NULL,
     };
+    if (n < 3 || s[n - 1] != 'g')   /* every name ends in "config" or is "cfg": the prefilter asks per word */
+        return false;
     for (size_t i = 0; names[i]; i++)
         if (strlen(names[i]) == n && !memcmp(s, names[i], n))
             return true;

@@ -33,3 +33,33 @@ distclean-local: distclean-grammar
 distclean-grammar:
 	if test "$(srcdir)" != "." || test ! -f $(TSPY_DIR)/.verified; then rm -rf $(TSPY_DIR); fi
 .PHONY: dist-grammar distclean-grammar
+
+# The tree-sitter core, when configure chose the bundled one (--with-tree-sitter-core; pinned in
+# grammars/tree-sitter-core.pin, fetched and verified by scripts/fetch-core): its sources land in the
+# build tree under grammars/tree-sitter-core/lib and its lib.c builds src/libtscore.a. TREE_SITTER_CFLAGS
+# then names only that lib/include, so every file that includes <tree_sitter/api.h> sees the api.h of
+# the core it links (tests/build/tscore-headers.sh checks). The fetched tree is not distributed: a
+# release tarball fetches it again, or builds with --with-tree-sitter-core=DIR|system.
+TSCORE_DIR = grammars/tree-sitter-core
+TSCORE_API_H = $(TSCORE_DIR)/lib/include/tree_sitter/api.h
+EXTRA_DIST += grammars/tree-sitter-core.pin
+if TSCORE_BUNDLED
+noinst_LIBRARIES += src/libtscore.a
+TSCORE_LIB = src/libtscore.a
+nodist_src_libtscore_a_SOURCES = $(TSCORE_DIR)/lib/src/lib.c
+src_libtscore_a_SOURCES =
+# Third-party code, as the grammar: our warning flags and sanitizers are not applied to it.
+src_libtscore_a_CFLAGS = -O2 -w
+src_libtscore_a_CPPFLAGS = -I$(TSCORE_DIR)/lib/src -I$(TSCORE_DIR)/lib/include
+BUILT_SOURCES += $(TSCORE_API_H)
+$(TSCORE_API_H): $(srcdir)/grammars/tree-sitter-core.pin $(srcdir)/scripts/fetch-core
+	$(AM_V_GEN)$(SHELL) $(srcdir)/scripts/fetch-core $(srcdir)/grammars/tree-sitter-core.pin $(TSCORE_DIR) '$(TSCORE_SOURCE)'
+	@touch $@
+$(TSCORE_DIR)/lib/src/lib.c: $(TSCORE_API_H)
+endif
+TESTS += tests/e2e/tscore_headers.sh
+EXTRA_DIST += tests/e2e/tscore_headers.sh
+distclean-local: distclean-core
+distclean-core:
+	rm -rf $(TSCORE_DIR)
+.PHONY: distclean-core

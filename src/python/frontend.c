@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config.h"
 #include "python/grammar.h"
 #include "python/pyfe.h"
 #include "util/strlist.h"
@@ -29,7 +30,13 @@ static void python_fini(void *state)
 
 static void python_version(char *buf, size_t n)
 {
-    snprintf(buf, n, "tree-sitter-python grammar ABI %u", python_grammar_abi());
+    /* The core, and whether Python files are kept off its faulty path (pynest.c). */
+    if (KVLINT_TSCORE_FIXED)
+        snprintf(buf, n, "tree-sitter-python grammar ABI %u\ntree-sitter core: %s", python_grammar_abi(), KVLINT_TSCORE);
+    else
+        snprintf(buf, n,
+                 "tree-sitter-python grammar ABI %u\ntree-sitter core: %s, older than 0.20.8: "
+                 "brackets nested over %d deep are not parsed", python_grammar_abi(), KVLINT_TSCORE, PY_MAX_BRACKET_DEPTH);
 }
 
 static const char *python_claim(const char *path, const char *head, size_t head_len)

@@ -332,9 +332,11 @@ const unsigned char *py_node_kinds(kv_arena *a, uint32_t *n);
 /* ---- analysis (pystmt.c; the evaluator's files share pyeval.h) ---- */
 
 /* Deepest bracket nesting of a Python text (pynest.c), and the line where it is first reached.
- * Files deeper than PY_MAX_BRACKET_DEPTH are not parsed: libtree-sitter 0.20.7 aborts on 65,533. */
+ * Files nested deeper than py_bracket_limit() are not parsed: PY_MAX_BRACKET_DEPTH with a
+ * tree-sitter core older than 0.20.8 (0.20.7 aborts on 65,533), SIZE_MAX (none) with a fixed one. */
 enum { PY_MAX_BRACKET_DEPTH = 4096 };
 size_t py_bracket_depth(const char *data, size_t len, uint32_t *line);
+size_t py_bracket_limit(void);
 
 /* Parse and evaluate one file into out, without the prefilter: only the parts that can hold a
  * fact (pyslice.c), or (_whole) all of it, as the test of the slicing's soundness does. */

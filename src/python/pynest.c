@@ -3,7 +3,9 @@
  * path. That version (Debian 12's) frees a subtree twice when a file holds 65,533 or more unclosed
  * brackets (tree-sitter/tree-sitter#2231, #2346): the process aborts and the run's report is lost.
  * So before ts_parser_parse, one linear pass measures how deep brackets nest and the file is
- * refused, with a note, when that passes PY_MAX_BRACKET_DEPTH.
+ * refused, with a note, when that passes py_bracket_limit(): PY_MAX_BRACKET_DEPTH when kvlint is
+ * linked with a core older than 0.20.8 (configure --with-tree-sitter-core=system), none with a
+ * fixed core (the bundled one, docs/building.md), which parses such files without fault.
  *
  * The pass counts ( [ { and their closers in code and inside f-string text (whose replacement
  * fields tree-sitter parses as code), and skips comments and other string literals the way
@@ -14,6 +16,7 @@
  *
  * It does not parse: it knows brackets, strings and comments only.
  */
+#include "config.h"
 #include "python/pyfe.h"
 
 #include <stdbool.h>
@@ -123,4 +126,9 @@ size_t py_bracket_depth(const char *data, size_t len, uint32_t *line)
     }
     *line = n.max_line;
     return n.max;
+}
+
+size_t py_bracket_limit(void)
+{
+    return KVLINT_TSCORE_FIXED ? SIZE_MAX : PY_MAX_BRACKET_DEPTH;
 }

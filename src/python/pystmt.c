@@ -443,10 +443,10 @@ static void analyze(const char *path, const char *data, size_t len, const fe_con
         return;
     uint32_t deep_line;
     size_t depth = py_bracket_depth(data, len, &deep_line);
-    if (depth > PY_MAX_BRACKET_DEPTH) {
+    if (depth > py_bracket_limit()) {
         diag_limit(&out->diags, DIAG_NOTE, out->path, deep_line, 0,
-                   "brackets nested %zu deep (the limit is %d; CPython stops at 200): the file is not parsed",
-                   depth, PY_MAX_BRACKET_DEPTH);
+                   "brackets nested %zu deep (the limit is %zu; CPython stops at 200): the file is not parsed",
+                   depth, py_bracket_limit());
         out->skipped = true;
         return;
     }

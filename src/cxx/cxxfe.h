@@ -7,6 +7,7 @@
  *   cxxids.c    integer ids by the id vocabulary (grammars/ids.tsv)
  *   cxxsinks.c  the sink table (grammars/cxx/sinks.tsv): definitions and calls matched to it
  *   cxxreach.c  the prefilter's second half: can a special value reach a store into a cache
+ *   cxxtok.c    its tokens (cxxtok.h: shared with cxxreach.c only), macros, scopes
  *   cxxparse.c  libclang: the argument vector (database or defaults, stubs), the translation unit,
  *               its diagnostics as notes, tokens and locations
  *   cxxpch.c    the run's precompiled system headers, built once per parse setting

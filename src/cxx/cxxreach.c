@@ -31,256 +31,106 @@
 #include <string.h>
 
 #include "cxx/cxxfe.h"
-#include "util/strlist.h"
+#include "cxx/cxxtok.h"
 
-enum { MAX_CLIMB = 64, MAX_CARRIERS = 4096 };
+/* Bounds on the work for one file; past any of them the file is kept (parsed). */
+enum { MAX_CLIMB = 64, MAX_NAMES = 4096, MAX_ROUNDS = 32, MAX_ANGLE = 256 };
 
-typedef enum { T_ID, T_NUM, T_P } tkind;
 
-typedef struct tok {
-    tkind kind;
-    const char *s;             /* into the text */
-    unsigned len, line;
-    int match;                 /* the other bracket of a pair, or -1 */
-    int open;                  /* the innermost bracket open before this token, or -1 */
-} tok;
+/* A variable's name, where it means that variable: in one function body (the `{` token's index,
+ * scope of cxxtok.h) or everywhere (-1: a global, a header's constant, a macro). */
+typedef struct name {
+    const char *s;
+    unsigned len, hash;
+    int scope;
+    int next;                  /* the next name of the same spelling, or -1 */
+} cname;
 
-typedef struct toks {
-    tok *v;
-    int n;
-    bool balanced;
-    bool macro_body;           /* its start and end are wherever the macro is used */
-    const char *path;
-} toks;
-
-typedef struct macro {
-    const char *name;
-    bool fn;                   /* function-like */
-    toks body;
-    bool assigns;              /* its body assigns, or names a sink: its arguments may be stored */
-    bool stores;               /* its expansion may store: an assignment through anything but a plain
-                                * identifier (any assignment of a function-like macro), or a sink */
-    bool carrier;              /* its body yields a seed's value */
-    bool cache;                /* its body names a cache (or the KV element type) */
-} macro;
+/* A set of names, hashed by spelling: slots[h] is the first name of a spelling or -1. */
+typedef struct names {
+    ARENA_VEC(cname) v;
+    int *slots;
+    size_t nslots;             /* a power of two, over twice v.n */
+} names;
 
 typedef struct reach {
     const cxx_state *st;
     kv_arena *a;
-    ARENA_VEC(macro) macros;
-    ARENA_VEC(const char *) carriers;   /* names (NUL-terminated, in the arena) */
-    ARENA_VEC(const char *) caches;     /* cache-ish names of the main file */
-    bool sinks;                /* the main file spells a sink's name */
+    cxx_lexer lx;              /* the texts' macros */
+    names carriers;            /* names that carry a seed's value */
+    names caches;              /* cache-ish names of the main file */
+    bool sink_objects;         /* it spells T of a `T::operator()` sink: any call may be one */
     bool give_up;              /* keep the file */
     cxx_prefilter_why *why;
 } reach;
 
-/* ---- tokens ---- */
-
-static bool is_start(char c)
+static bool same_spelling(const char *s, unsigned len, const tok *k)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    return len == k->len && memcmp(s, k->s, len) == 0;
 }
 
-static bool is_word(char c)
+/* The slot of k's spelling in v (holding -1 when the spelling is not there). */
+static size_t slot_of(const names *v, const tok *k)
 {
-    return is_start(c) || (c >= '0' && c <= '9');
+    size_t mask = v->nslots - 1, i = k->hash & mask;
+    while (v->slots[i] >= 0 && !same_spelling(v->v.v[v->slots[i]].s, v->v.v[v->slots[i]].len, k))
+        i = (i + 1) & mask;
+    return i;
 }
 
-static bool is_digit(char c)
+/* Does k mean a name of v (same spelling, and v's scope is everywhere or k's)? */
+static bool has_name(const names *v, const tok *k)
 {
-    return c >= '0' && c <= '9';
-}
-
-static unsigned punct_len(const char *s, size_t left)
-{
-    static const char *const three[] = { "<<=", ">>=", "->*", NULL };
-    static const char *const two[] = { "->", "::", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++", "--", "+=",
-                                       "-=", "*=", "/=", "%=", "&=", "|=", "^=", ".*", NULL };
-    for (size_t i = 0; three[i]; i++)
-        if (left >= 3 && memcmp(s, three[i], 3) == 0)
-            return 3;
-    for (size_t i = 0; two[i]; i++)
-        if (left >= 2 && memcmp(s, two[i], 2) == 0)
-            return 2;
-    return 1;
-}
-
-static bool tis(const tok *t, const char *p)
-{
-    return t->len == strlen(p) && memcmp(t->s, p, t->len) == 0;
-}
-
-static bool tin(const tok *t, const char *const *set)
-{
-    for (size_t i = 0; set[i]; i++)
-        if (tis(t, set[i]))
+    if (k->kind != T_ID || !v->nslots)
+        return false;
+    for (int i = v->slots[slot_of(v, k)]; i >= 0; i = v->v.v[i].next)
+        if (v->v.v[i].scope < 0 || v->v.v[i].scope == k->scope)
             return true;
     return false;
 }
 
-/* Pair brackets; a closer that does not match its opener unbalances the list. */
-static void pair_brackets(kv_arena *a, toks *t)
+static void rehash(reach *r, names *v)
 {
-    int *stack = arena_alloc(a, (size_t)(t->n + 1) * sizeof *stack);
-    int depth = 0;
-    t->balanced = true;
-    for (int i = 0; i < t->n; i++) {
-        tok *k = &t->v[i];
-        k->match = -1;
-        k->open = depth ? stack[depth - 1] : -1;
-        if (k->kind != T_P || k->len != 1)
-            continue;
-        char c = k->s[0];
-        if (c == '(' || c == '[' || c == '{') {
-            stack[depth++] = i;
-        } else if (c == ')' || c == ']' || c == '}') {
-            char want = c == ')' ? '(' : c == ']' ? '[' : '{';
-            if (!depth || t->v[stack[depth - 1]].s[0] != want) {
-                t->balanced = false;
-                continue;
-            }
-            int o = stack[--depth];
-            t->v[o].match = i;
-            k->match = o;
-            k->open = depth ? stack[depth - 1] : -1;
-        }
+    size_t n = v->nslots ? 2 * v->nslots : 64;
+    v->slots = arena_alloc(r->a, n * sizeof *v->slots);
+    v->nslots = n;
+    for (size_t i = 0; i < n; i++)
+        v->slots[i] = -1;
+    for (size_t i = 0; i < v->v.n; i++) {
+        cname *e = &v->v.v[i];
+        tok k = { .kind = T_ID, .s = e->s, .len = e->len, .hash = e->hash };
+        size_t s = slot_of(v, &k);
+        e->next = v->slots[s];  /* newest first, as add_name makes them */
+        v->slots[s] = (int)i;
     }
-    if (depth)
-        t->balanced = false;
 }
 
-/* One preprocessor directive starting at s[i] ('#'); its end (the newline not escaped). A
- * `#define` is recorded as a macro. */
-static size_t directive(reach *r, const char *path, const char *s, size_t len, size_t i);
-
-static void tokenize(reach *r, const char *path, const char *s, size_t len, bool directives, toks *out)
+/* k's spelling into v, meaning it in scope (-1: everywhere). Past MAX_NAMES the file is kept. */
+static void add_name(reach *r, names *v, const tok *k, int scope)
 {
-    ARENA_VEC(tok) v = {0};
-    unsigned line = 1;
-    bool line_start = true;
-    size_t i = 0;
-    while (i < len) {
-        char c = s[i];
-        if (c == '\n') {
-            line++, i++, line_start = true;
-            continue;
-        }
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || (c == '\\' && i + 1 < len && s[i + 1] == '\n')) {
-            i += c == '\\' ? 2 : 1;
-            line += c == '\\';
-            continue;
-        }
-        if (directives && line_start && c == '#') {
-            size_t e = directive(r, path, s, len, i);
-            for (size_t k = i; k < e; k++)
-                line += s[k] == '\n';
-            i = e;
-            continue;
-        }
-        line_start = false;
-        if (c == '/' && i + 1 < len && s[i + 1] == '/') {
-            while (i < len && s[i] != '\n')
-                i++;
-            continue;
-        }
-        if (c == '/' && i + 1 < len && s[i + 1] == '*') {
-            size_t j = i + 2;
-            while (j + 1 < len && !(s[j] == '*' && s[j + 1] == '/'))
-                line += s[j++] == '\n';
-            i = j + 1 < len ? j + 2 : len;
-            continue;
-        }
-        if (c == '"' || c == '\'') {
-            i++;
-            while (i < len && s[i] != c && s[i] != '\n')
-                i += s[i] == '\\' ? 2 : 1;
-            i++;
-            continue;
-        }
-        tok t = { .s = s + i, .line = line };
-        if (is_start(c)) {
-            size_t b = i;
-            while (i < len && is_word(s[i]))
-                i++;
-            t.kind = T_ID;
-            t.len = (unsigned)(i - b);
-        } else if (is_digit(c) || (c == '.' && i + 1 < len && is_digit(s[i + 1]))) {
-            size_t b = i;
-            while (i < len && (is_word(s[i]) || s[i] == '.' || (s[i] == '\'' && i + 1 < len && is_word(s[i + 1])) ||
-                               ((s[i] == '+' || s[i] == '-') && strchr("eEpP", s[i - 1]))))
-                i++;
-            t.kind = T_NUM;
-            t.len = (unsigned)(i - b);
-        } else {
-            t.kind = T_P;
-            t.len = punct_len(s + i, len - i);
-            i += t.len;
-        }
-        ARENA_PUSH(r->a, v, t);
+    if (v->v.n >= MAX_NAMES) {
+        r->give_up = true;
+        return;
     }
-    out->v = v.v;
-    out->n = (int)v.n;
-    out->path = path;
-    out->macro_body = !directives;
-    pair_brackets(r->a, out);
+    if (2 * (v->v.n + 1) > v->nslots)
+        rehash(r, v);
+    cname e = { k->s, k->len, k->hash, scope, -1 };
+    size_t s = slot_of(v, k);
+    e.next = v->slots[s];
+    ARENA_PUSH(r->a, v->v, e);
+    v->slots[s] = (int)(v->v.n - 1);
 }
 
-static size_t directive(reach *r, const char *path, const char *s, size_t len, size_t i)
-{
-    size_t e = i;
-    while (e < len && !(s[e] == '\n' && s[e - 1] != '\\' && !(s[e - 1] == '\r' && e >= 2 && s[e - 2] == '\\')))
-        e++;
-    size_t j = i + 1;
-    while (j < e && (s[j] == ' ' || s[j] == '\t'))
-        j++;
-    if (e - j < 7 || strncmp(s + j, "define", 6) != 0 || is_word(s[j + 6]))
-        return e;
-    j += 6;
-    while (j < e && (s[j] == ' ' || s[j] == '\t'))
-        j++;
-    size_t nb = j;
-    while (j < e && is_word(s[j]))
-        j++;
-    if (j == nb)
-        return e;
-    macro m = { .name = arena_strndup(r->a, s + nb, j - nb), .fn = j < e && s[j] == '(' };
-    if (m.fn) {
-        while (j < e && s[j] != ')')
-            j++;
-        j += j < e;
-    }
-    tokenize(r, path, s + j, e - j, false, &m.body);
-    ARENA_PUSH(r->a, r->macros, m);
-    return e;
-}
 
 /* ---- what a token is ---- */
 
-static double num_value(const tok *t)
-{
-    char buf[64];
-    size_t n = 0;
-    for (unsigned i = 0; i < t->len && n + 1 < sizeof buf; i++)
-        if (t->s[i] != '\'')
-            buf[n++] = t->s[i];
-    buf[n] = '\0';
-    return strtod(buf, NULL);
-}
 
 static bool in_list(const char *const *v, size_t n, const tok *t)
 {
-    return mem_in_array(v, n, t->s, t->len);
-}
-
-static const macro *find_macro(const reach *r, const tok *t)
-{
-    if (t->kind != T_ID)
-        return NULL;
-    for (size_t i = r->macros.n; i-- > 0;)
-        if (strlen(r->macros.v[i].name) == t->len && memcmp(r->macros.v[i].name, t->s, t->len) == 0)
-            return &r->macros.v[i];
-    return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (v[i][0] == t->s[0] && strlen(v[i]) == t->len && memcmp(v[i], t->s, t->len) == 0)
+            return true;
+    return false;
 }
 
 /* A word of the table that makes a special value by a call or a template (FLT_MAX, __builtin_inff(),
@@ -292,22 +142,29 @@ static bool is_table_word(const cxx_state *st, const tok *t)
     if (in_list(st->sentinels.v, st->sentinels.n, t) || in_list(st->limits.v, st->limits.n, t))
         return true;
     for (size_t i = 0; i < st->bits.n; i++)
-        if (strlen(st->bits.v[i].name) == t->len && memcmp(st->bits.v[i].name, t->s, t->len) == 0)
+        if (st->bits.v[i].name[0] == t->s[0] && strlen(st->bits.v[i].name) == t->len &&
+            memcmp(st->bits.v[i].name, t->s, t->len) == 0)
             return true;
     return false;
 }
 
-static bool is_seed(const reach *r, const tok *t)
+/* A literal >= 1e4 (or NaN), a table word, an id, or a carrier. What does not depend on the
+ * carriers is worked out once per token (t->seed). */
+static bool is_seed(const reach *r, tok *t)
 {
-    if (t->kind == T_NUM) {
-        double v = num_value(t);
-        return v >= KV_SENTINEL_MAGNITUDE || v != v;
-    }
-    if (t->kind != T_ID)
+    if (t->kind == T_P)
         return false;
-    if (is_table_word(r->st, t) || in_list(r->carriers.v, r->carriers.n, t))
-        return true;
-    return r->st->ids && id_vocab_name_family(r->st->ids, t->s, t->len);
+    if (!t->seed) {
+        bool fixed;
+        if (t->kind == T_NUM) {
+            double v = cxx_tok_number(t);
+            fixed = v >= KV_SENTINEL_MAGNITUDE || v != v;
+        } else {
+            fixed = is_table_word(r->st, t) || (r->st->ids && id_vocab_name_family(r->st->ids, t->s, t->len));
+        }
+        t->seed = fixed ? 2 : 1;
+    }
+    return t->seed == 2 || has_name(&r->carriers, t);
 }
 
 /* Is t a sink's name or the first part of one (kv_buffer_saver of kv_buffer_saver::save)? */
@@ -317,6 +174,18 @@ static bool is_sink_word(const cxx_state *st, const tok *t)
         const char *name = st->sinks.v[i].name, *sep = strstr(name, "::");
         size_t n = sep ? (size_t)(sep - name) : strlen(name);
         if (n == t->len && memcmp(name, t->s, n) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Is t the last part of a sink's name (copy_kv_warp, save of kv_buffer_saver::save)? */
+static bool is_sink_call(const cxx_state *st, const tok *t)
+{
+    for (size_t i = 0; i < st->sinks.n; i++) {
+        const char *name = st->sinks.v[i].name, *sep = strrchr(name, ':');
+        const char *last = sep ? sep + 1 : name;
+        if (strlen(last) == t->len && memcmp(last, t->s, t->len) == 0)
             return true;
     }
     return false;
@@ -339,11 +208,6 @@ static const char *const DEADKW[] = { "return", "case", "throw", "sizeof", "co_r
                                       "decltype", "typeid", "if", "while", "switch", "for", "delete", "new", "goto",
                                       "noexcept", "static_assert", "asm", "__asm__", "__asm", "alignas", NULL };
 static const char *const QUALS[] = { "const", "volatile", "__restrict__", "__restrict", "restrict", NULL };
-
-static bool is_p(const toks *t, int i, const char *p)
-{
-    return i >= 0 && i < t->n && t->v[i].kind == T_P && tis(&t->v[i], p);
-}
 
 /* Does token i end an operand (so a following + or - is binary)? */
 static bool operand_end(const toks *t, int i)
@@ -467,8 +331,8 @@ static bool names_a_cache(const reach *r, const toks *t, int from, int to)
 {
     for (int i = from; i < to; i++) {
         const tok *k = &t->v[i];
-        const macro *m;
-        if (k->kind == T_ID && (in_list(r->caches.v, r->caches.n, k) || ((m = find_macro(r, k)) && m->cache)))
+        const cxx_macro *m;
+        if (k->kind == T_ID && (has_name(&r->caches, k) || ((m = cxx_find_macro(&r->lx, k)) && m->cache)))
             return true;
     }
     return false;
@@ -490,7 +354,7 @@ static fate assigned(reach *r, const toks *t, int j)
         return tis(&t->v[j], "=") ? carrier(t, j - 1) : dead();  /* x = v; x += v is unknown */
     /* a store through a pointer, a subscript or a member (in a macro body, maybe through a
      * parameter that is a cache where it is used) */
-    if (r->sinks || t->macro_body || names_a_cache(r, t, s, j))
+    if (t->macro_body || names_a_cache(r, t, s, j))
         return live();
     return dead();
 }
@@ -513,14 +377,14 @@ static fate argument(reach *r, const toks *t, int o, int depth)
     bool callee_end = p->kind == T_ID || is_p(t, pj, ">") || is_p(t, pj, ")") || is_p(t, pj, "]");
     if (!callee_end)
         return climb(r, t, o, c + 1, depth + 1);  /* parentheses */
-    if (r->sinks)
+    if (r->sink_objects)
         return live();
     if (is_p(t, pj, ")") || is_p(t, pj, "]"))
         return live();  /* f(x)(v), a[i](v), a lambda's parameters: not read further */
     int cb = pj;
     if (is_p(t, pj, ">")) {  /* static_cast<float>(v), f<T>(v): back to the name before `<` */
         int d = 0, k = pj;
-        for (; k >= 0; k--) {  /* a kernel launch's <<<...>>> counts as three */
+        for (; k >= 0 && pj - k < MAX_ANGLE; k--) {  /* a kernel launch's <<<...>>> counts as three */
             if (is_p(t, k, ">"))
                 d++;
             else if (is_p(t, k, ">>"))
@@ -534,22 +398,26 @@ static fate argument(reach *r, const toks *t, int o, int depth)
             if (d <= 0)
                 break;
         }
+        if (d > 0)
+            return live();
         if (is_p(t, k, "<<") && is_p(t, k - 1, ">")) {  /* f<T><<<...>>>(v): f's own arguments */
-            for (d = 0, k--; k >= 0; k--) {
+            for (d = 0, k--; k >= 0 && pj - k < 2 * MAX_ANGLE; k--) {
                 d += is_p(t, k, ">") ? 1 : is_p(t, k, ">>") ? 2 : is_p(t, k, "<") ? -1 : 0;
                 if (d <= 0 || is_p(t, k, ";") || is_p(t, k, "{") || is_p(t, k, "}"))
                     break;
             }
-            if (k < 0 || !is_p(t, k, "<"))
+            if (k < 0 || d > 0 || !is_p(t, k, "<"))
                 return live();
         }
         if (k < 1 || t->v[k - 1].kind != T_ID)
             return live();
         cb = k - 1;
     }
+    if (is_sink_call(r->st, &t->v[cb]))
+        return live();  /* a sink stores its value argument */
     while (cb >= 2 && is_p(t, cb - 1, "::") && t->v[cb - 2].kind == T_ID)
         cb -= 2;
-    const macro *m = find_macro(r, &t->v[cb]);
+    const cxx_macro *m = cxx_find_macro(&r->lx, &t->v[cb]);
     if (m && m->assigns)
         return live();
     /* T x(v), T* x(v), T x{v}: a declaration; x holds v */
@@ -557,25 +425,13 @@ static fate argument(reach *r, const toks *t, int o, int depth)
     if (pp >= 0 && cb == pj && ((t->v[pp].kind == T_ID && !tin(&t->v[pp], DEADKW) && !tis(&t->v[pp], "else") &&
                                  !tis(&t->v[pp], "do")) || is_p(t, pp, "*") || is_p(t, pp, "&") ||
                                 is_p(t, pp, "&&") || is_p(t, pp, ">"))) {
-        if (find_macro(r, &t->v[pp]))
+        if (cxx_find_macro(&r->lx, &t->v[pp]))
             return live();
         return carrier(t, cb);
     }
     return climb(r, t, cb, c + 1, depth + 1);
 }
 
-/* Does the `{` at o open a block (a function body, a compound statement), not an initialiser? */
-static bool is_block(const toks *t, int o)
-{
-    if (o == 0)
-        return true;
-    const tok *p = &t->v[o - 1];
-    if (p->kind == T_P)
-        return tis(p, ")") || tis(p, ";") || tis(p, "}") || tis(p, ":");
-    static const char *const before_block[] = { "else", "do", "try", "const", "override", "final", "noexcept",
-                                                "mutable", "volatile", NULL };
-    return p->kind == T_ID && tin(p, before_block);
-}
 
 /* In the list of the bracket at o: the element [b, e). */
 static fate element(reach *r, const toks *t, int o, int e, int depth)
@@ -584,7 +440,7 @@ static fate element(reach *r, const toks *t, int o, int e, int depth)
         return dead();  /* a subscript or a capture list */
     if (t->v[o].match < 0)
         return live();
-    if (tis(&t->v[o], "{") && is_block(t, o))  /* `{ v; }`, `{ a, v; }`: a statement of its own */
+    if (tis(&t->v[o], "{") && cxx_tok_block(t, o))  /* `{ v; }`, `{ a, v; }`: a statement of its own */
         return is_p(t, e, ";") ? dead() : live();
     if (e < t->n && !(is_p(t, e, ",") || e == t->v[o].match))
         return live();
@@ -613,7 +469,7 @@ static fate climb(reach *r, const toks *t, int b, int e, int depth)
     if (p->kind == T_NUM || tin(p, BINOPS) || tis(p, "]"))
         return dead();
     if (p->kind == T_ID)
-        return find_macro(r, p) ? live() : dead();  /* a declarator, `return v`, `case v` */
+        return cxx_find_macro(&r->lx, p) ? live() : dead();  /* a declarator, `return v`, `case v` */
     if (tis(p, ")"))
         return p->match >= 0 ? climb(r, t, p->match, e, depth + 1) : live();  /* a cast */
     if (tis(p, "?"))
@@ -661,7 +517,7 @@ static fate climb(reach *r, const toks *t, int b, int e, int depth)
 static void primary(const reach *r, const toks *t, int i, int *b, int *e)
 {
     const tok *k = &t->v[i];
-    const macro *m = find_macro(r, k);
+    const cxx_macro *m = cxx_find_macro(&r->lx, k);
     bool callish = is_table_word(r->st, k) || (m && m->fn);
     int s = i;
     while (s >= 2 && is_p(t, s - 1, "::") && t->v[s - 2].kind == T_ID)
@@ -674,7 +530,7 @@ static void primary(const reach *r, const toks *t, int i, int *b, int *e)
             x += 2;
         } else if (callish && is_p(t, x, "<")) {
             int d = 0, y = x;
-            for (; y < t->n && !is_p(t, y, ";") && !is_p(t, y, "{"); y++) {
+            for (; y < t->n && y - x < MAX_ANGLE && !is_p(t, y, ";") && !is_p(t, y, "{"); y++) {
                 d += is_p(t, y, "<") ? 1 : is_p(t, y, ">") ? -1 : is_p(t, y, ">>") ? -2 : 0;
                 if (d <= 0)
                     break;
@@ -708,14 +564,6 @@ static bool in_asm(const toks *t, int i)
     return false;
 }
 
-static void add_name(reach *r, const tok *k)
-{
-    if (r->carriers.n >= MAX_CARRIERS) {
-        r->give_up = true;
-        return;
-    }
-    ARENA_PUSH(r->a, r->carriers, arena_strndup(r->a, k->s, k->len));
-}
 
 static void note(reach *r, const toks *t, int i)
 {
@@ -729,15 +577,41 @@ static void note(reach *r, const toks *t, int i)
     r->why->special.line = k->line;
 }
 
+/* The identifiers of a token list by hash: head[h & mask] is the last token of that bucket, next[i]
+ * the one before token i (-1: none). */
+typedef struct occurrences {
+    int *head, *next;
+    unsigned mask;
+} occurrences;
+
+static occurrences index_identifiers(kv_arena *a, const toks *t)
+{
+    unsigned n = 16;
+    while (n < 2u * (unsigned)t->n)
+        n *= 2;
+    occurrences o = { arena_alloc(a, n * sizeof(int)), arena_alloc(a, ((size_t)t->n + 1) * sizeof(int)), n - 1 };
+    for (unsigned i = 0; i < n; i++)
+        o.head[i] = -1;
+    for (int i = 0; i < t->n; i++) {
+        o.next[i] = -1;
+        if (t->v[i].kind == T_ID) {
+            o.next[i] = o.head[t->v[i].hash & o.mask];
+            o.head[t->v[i].hash & o.mask] = i;
+        }
+    }
+    return o;
+}
+
 typedef enum { IN_MAIN, IN_HEADER, IN_MACRO } follow_mode;
 
 /* Follow every seed of t. In the main file: true when one lives (a store may hold it), and every
  * carrier found is added to r. In a header: its constants are added. In a macro body: true when a
  * seed may be what the body yields where it is used (its value, a store, an assignment). */
-static bool follow(reach *r, const toks *t, follow_mode mode)
+static bool follow(reach *r, toks *t, follow_mode mode)
 {
     if (!t->balanced)
         return mode != IN_HEADER;
+    occurrences occ = index_identifiers(r->a, t);
     ARENA_VEC(int) work = {0};
     unsigned char *seen = arena_alloc(r->a, (size_t)t->n + 1);
     memset(seen, 0, (size_t)t->n + 1);
@@ -751,8 +625,8 @@ static bool follow(reach *r, const toks *t, follow_mode mode)
             continue;
         seen[i] = 1;
         const tok *k = &t->v[i];
-        const macro *m = find_macro(r, k);
-        if (m && m->stores && in_list(r->carriers.v, r->carriers.n, k) && mode != IN_HEADER) {
+        const cxx_macro *m = cxx_find_macro(&r->lx, k);
+        if (m && m->stores && has_name(&r->carriers, k) && mode != IN_HEADER) {
             note(r, t, i);
             lives = true;  /* its expansion may store a special value */
             break;
@@ -769,24 +643,26 @@ static bool follow(reach *r, const toks *t, follow_mode mode)
                 continue;
             note(r, t, i);
             lives = true;
-        } else if (f.kind == F_CARRIER && (mode != IN_HEADER || f.is_const) &&
-                   !in_list(r->carriers.v, r->carriers.n, &t->v[f.name])) {
-            add_name(r, &t->v[f.name]);
-            for (int j = 0; j < t->n; j++)
-                if (t->v[j].kind == T_ID && t->v[j].len == t->v[f.name].len && !seen[j] &&
-                    memcmp(t->v[j].s, t->v[f.name].s, t->v[j].len) == 0)
+        } else if (f.kind == F_CARRIER && (mode != IN_HEADER || f.is_const) && !has_name(&r->carriers, &t->v[f.name])) {
+            /* a variable of a function body means itself there only; a header's constant, a
+             * macro's assignment and a global mean theirs everywhere */
+            int scope = mode == IN_MAIN ? t->v[f.name].scope : -1;
+            const tok *nm = &t->v[f.name];
+            add_name(r, &r->carriers, nm, scope);
+            for (int j = occ.head[nm->hash & occ.mask]; j >= 0; j = occ.next[j])
+                if (!seen[j] && same_spelling(nm->s, nm->len, &t->v[j]) && (scope < 0 || t->v[j].scope == scope))
                     ARENA_PUSH(r->a, work, j);
         }
     }
     return lives || r->give_up;
 }
 
-/* Macros: which assign (or name a sink), which yield a seed's value; to a fixed point, since one
- * macro may use another. */
-static void settle_macros(reach *r)
+/* Macros: which assign (or name a sink), which may store, which name a cache; to a fixed point,
+ * since one macro may use another. */
+static void macro_flags(reach *r)
 {
-    for (size_t i = 0; i < r->macros.n; i++) {
-        macro *m = &r->macros.v[i];
+    for (size_t i = 0; i < r->lx.macros.n; i++) {
+        cxx_macro *m = &r->lx.macros.v[i];
         const toks *b = &m->body;
         for (int k = 0; k < b->n; k++) {
             const tok *x = &b->v[k];
@@ -804,12 +680,17 @@ static void settle_macros(reach *r)
         m->stores |= !b->balanced;
         m->cache |= !b->balanced;
     }
-    for (bool changed = true; changed;) {
+    int round = 0;
+    for (bool changed = true; changed && !r->give_up; round++) {
+        if (round == MAX_ROUNDS) {
+            r->give_up = true;  /* a chain this long: keep the file */
+            break;
+        }  /* a macro that uses one that assigns, stores, names a cache */
         changed = false;
-        for (size_t i = 0; i < r->macros.n && !r->give_up; i++) {
-            macro *m = &r->macros.v[i];
+        for (size_t i = 0; i < r->lx.macros.n; i++) {
+            cxx_macro *m = &r->lx.macros.v[i];
             for (int k = 0; k < m->body.n; k++) {
-                const macro *u = find_macro(r, &m->body.v[k]);
+                const cxx_macro *u = cxx_find_macro(&r->lx, &m->body.v[k]);
                 if (!u || u == m)
                     continue;
                 if ((u->assigns && !m->assigns) || (u->stores && !m->stores) || (u->cache && !m->cache))
@@ -818,13 +699,31 @@ static void settle_macros(reach *r)
                 m->stores |= u->stores;
                 m->cache |= u->cache;
             }
+        }
+    }
+}
+
+/* Which macros yield a seed's value (carriers, by name); to a fixed point, since one macro may use
+ * another's value. */
+static void settle_macros(reach *r)
+{
+    int round = 0;
+    for (bool changed = true; changed && !r->give_up; round++) {
+        if (round == MAX_ROUNDS) {
+            r->give_up = true;  /* a chain this long: keep the file */
+            break;
+        }
+        changed = false;
+        for (size_t i = 0; i < r->lx.macros.n && !r->give_up; i++) {
+            cxx_macro *m = &r->lx.macros.v[i];
             if (m->carrier)
                 continue;
             if (follow(r, &m->body, IN_MACRO)) {
                 m->carrier = changed = true;
-                tok name = { .kind = T_ID, .s = m->name, .len = (unsigned)strlen(m->name) };
-                if (!in_list(r->carriers.v, r->carriers.n, &name))
-                    add_name(r, &name);
+                unsigned len = (unsigned)strlen(m->name);
+                tok word = { .kind = T_ID, .s = m->name, .len = len, .scope = -1, .hash = cxx_tok_hash(m->name, len) };
+                if (!has_name(&r->carriers, &word))
+                    add_name(r, &r->carriers, &word, -1);
             }
         }
     }
@@ -849,6 +748,25 @@ static bool based_on_cache(const reach *r, const toks *t, int from, int to)
     return false;
 }
 
+/* Words that are no variable's name. */
+static const char *const NOT_NAMES[] = { "if", "for", "while", "switch", "catch", "return", "sizeof", "alignof",
+                                         "decltype", "const", "volatile", "noexcept", "static_assert", "namespace",
+                                         "struct", "class", "union", "enum", "operator", "template", "typename",
+                                         "else", "do", "try", "new", "delete", "throw", "case", "asm", NULL };
+
+/* Does the identifier at i, followed by `(` or `{`, declare a variable with an initialiser (T x(v),
+ * T *x{v})? Not a call, a namespace or class body, a function's parameters or body. */
+static bool declares(const toks *t, int i)
+{
+    const tok *b = i >= 1 ? &t->v[i - 1] : NULL;
+    if (!b || !((b->kind == T_ID && !tin(b, NOT_NAMES)) || tis(b, "*") || tis(b, "&") || tis(b, "&&") || tis(b, ">")))
+        return false;
+    int c = t->v[i + 1].match;
+    static const char *const after_params[] = { "{", "const", "override", "final", "noexcept", "->", ":", "throw",
+                                                "mutable", NULL };
+    return !(tis(&t->v[i + 1], "(") && c + 1 < t->n && tin(&t->v[c + 1], after_params));
+}
+
 /* Cache-ish names of the main file: named like a cache, declared of the KV element type (cache_t
  * *p), or assigned (initialised) from an expression whose pointer base may be one. */
 static void find_caches(reach *r, const toks *t)
@@ -857,27 +775,33 @@ static void find_caches(reach *r, const toks *t)
         const tok *k = &t->v[i];
         if (k->kind != T_ID)
             continue;
-        if (cxx_is_cache_name(r->st, k->s, k->len) && !in_list(r->caches.v, r->caches.n, k))
-            ARENA_PUSH(r->a, r->caches, arena_strndup(r->a, k->s, k->len));
+        if (cxx_is_cache_name(r->st, k->s, k->len) && !has_name(&r->caches, k))
+            add_name(r, &r->caches, k, -1);
         if (is_kv_type(r->st, k)) {
             int j = i + 1;
             while (j < t->n && (tin(&t->v[j], QUALS) || is_p(t, j, "*") || is_p(t, j, "&")))
                 j++;
-            if (j < t->n && t->v[j].kind == T_ID && !in_list(r->caches.v, r->caches.n, &t->v[j]))
-                ARENA_PUSH(r->a, r->caches, arena_strndup(r->a, t->v[j].s, t->v[j].len));
+            if (j < t->n && t->v[j].kind == T_ID && !has_name(&r->caches, &t->v[j]))
+                add_name(r, &r->caches, &t->v[j], t->v[j].scope);
         }
     }
-    for (bool changed = true; changed;) {
+    int round = 0;
+    for (bool changed = true; changed && !r->give_up; round++) {
+        if (round == MAX_ROUNDS) {
+            r->give_up = true;  /* a chain this long: keep the file */
+            break;
+        }
         changed = false;
         for (int i = 1; i < t->n; i++) {
             /* x = ... a cache ..., T x(... a cache ...), T x{...} */
-            const tok *name = &t->v[i - 1];
-            bool init = is_p(t, i, "=") || ((is_p(t, i, "(") || is_p(t, i, "{")) && t->v[i].match > i);
-            if (!init || name->kind != T_ID || in_list(r->caches.v, r->caches.n, name))
+            const tok *nm = &t->v[i - 1];
+            bool init = is_p(t, i, "=") || ((is_p(t, i, "(") || is_p(t, i, "{")) && t->v[i].match > i &&
+                                              declares(t, i - 1));
+            if (!init || nm->kind != T_ID || tin(nm, NOT_NAMES) || has_name(&r->caches, nm))
                 continue;
             int end = is_p(t, i, "=") ? expression_end(t, i + 1) : t->v[i].match;
             if (based_on_cache(r, t, i + 1, end)) {
-                ARENA_PUSH(r->a, r->caches, arena_strndup(r->a, name->s, name->len));
+                add_name(r, &r->caches, nm, nm->scope);
                 changed = true;
             }
         }
@@ -887,18 +811,39 @@ static void find_caches(reach *r, const toks *t)
 bool cxx_reach(const cxx_state *st, const cxx_source_text *main, const cxx_source_text *headers, size_t nheaders,
                kv_arena *a, cxx_prefilter_why *why)
 {
-    reach r = { .st = st, .a = a, .why = why };
+    reach r = { .st = st, .a = a, .lx = { .a = a }, .why = why };
     toks *hs = arena_alloc(a, (nheaders + 1) * sizeof *hs);
     for (size_t i = 0; i < nheaders; i++)
-        tokenize(&r, headers[i].path, headers[i].data, headers[i].len, true, &hs[i]);
+        cxx_tokenize(&r.lx, headers[i].path, headers[i].data, headers[i].len, true, &hs[i]);
     toks m;
-    tokenize(&r, main->path, main->data, main->len, true, &m);
-    for (int i = 0; i < m.n && !r.sinks; i++)
-        r.sinks = is_sink_word(st, &m.v[i]);
+    cxx_tokenize(&r.lx, main->path, main->data, main->len, true, &m);
+    /* A sink the file spells: where it is defined, its cache parameters are caches; a
+     * `T::operator()` sink is called through objects of any name. */
+    for (int i = 0; i < m.n; i++)
+        for (size_t k = 0; k < st->sinks.n && m.v[i].kind == T_ID; k++) {
+            const cxx_sink *sk = &st->sinks.v[k];
+            const char *sep = strstr(sk->name, "::");
+            size_t n = sep ? (size_t)(sep - sk->name) : strlen(sk->name);
+            if (n != m.v[i].len || memcmp(sk->name, m.v[i].s, n) != 0)
+                continue;
+            r.sink_objects |= strstr(sk->name, "::operator()") != NULL;
+            for (size_t c = 0; c < sk->npairs; c++) {
+                const char *pn = sk->params[sk->cache[c]];
+                unsigned len = (unsigned)strlen(pn);
+                tok word = { .kind = T_ID, .s = pn, .len = len, .scope = -1, .hash = cxx_tok_hash(pn, len) };
+                if (!has_name(&r.caches, &word))
+                    add_name(&r, &r.caches, &word, -1);
+            }
+        }
+    macro_flags(&r);
     find_caches(&r, &m);
     /* headers' constants and every macro, until no carrier is added */
-    for (size_t before = (size_t)-1; before != r.carriers.n && !r.give_up;) {
-        before = r.carriers.n;
+    for (size_t before = (size_t)-1, round = 0; before != r.carriers.v.n && !r.give_up; round++) {
+        if (round == MAX_ROUNDS) {
+            r.give_up = true;
+            break;
+        }
+        before = r.carriers.v.n;
         settle_macros(&r);
         for (size_t i = 0; i < nheaders && !r.give_up; i++)
             follow(&r, &hs[i], IN_HEADER);

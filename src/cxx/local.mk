@@ -1,6 +1,7 @@
 # The C/C++/CUDA front end: libclang translation units to store facts (see src/cxx/cxxfe.h).
 src_libkvlint_a_SOURCES += \
-	src/cxx/cxxfe.h src/cxx/frontend.c src/cxx/cxxdata.c src/cxx/cxxsinks.c src/cxx/cxxids.c src/cxx/cxxreach.c \
+	src/cxx/cxxfe.h src/cxx/frontend.c src/cxx/cxxdata.c src/cxx/cxxsinks.c src/cxx/cxxids.c \
+	src/cxx/cxxtok.h src/cxx/cxxtok.c src/cxx/cxxreach.c \
 	src/cxx/cxxparse.c src/cxx/cxxpch.c src/cxx/cxxtypes.c src/cxx/cxxeval.h src/cxx/cxxeval.c \
 	src/cxx/cxxwalk.c src/cxx/libclang.h src/cxx/libclang.c
 

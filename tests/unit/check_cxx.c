@@ -225,8 +225,9 @@ START_TEST(prefilter_reach)
     diag_init(&d, a);
     cxx_state *st = cxx_state_load(srcdir(), &d);
     static const char *const files[] = { "fact_local.cu", "fact_cast.cu", "fact_header.cu", "fact_derived.cu",
-                                         "fact_limits.cu", "fact_id.cu", "keep_sink.cu", "drop_index.cu",
-                                         "drop_logits.cu", "drop_decls.h" };
+                                         "fact_limits.cu", "fact_id.cu", "fact_sink_param.cu", "keep_sink.cu",
+                                         "drop_index.cu", "drop_logits.cu", "drop_decls.h", "drop_scope.cu",
+                                         "drop_sink_other.cu" };
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char *path = arena_printf(a, "%s/tests/fixtures/cxx/reach/%s", srcdir(), files[i]);
         char *data;
@@ -251,6 +252,31 @@ START_TEST(prefilter_reach)
         file_facts_free(f);
         free(data);
     }
+    cxx_state_free(st);
+    arena_free(a);
+}
+END_TEST
+
+/* A generated kernel with a chain of 20,000 variables (each assigned the one before) from -1e9f
+ * to a cache: the prefilter stops at its bound on names and keeps the file, in linear time. */
+START_TEST(prefilter_reach_bounded)
+{
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    cxx_state *st = cxx_state_load(srcdir(), &d);
+    enum { N = 20000 };
+    size_t cap = (size_t)N * 48 + 256, len = 0;
+    char *text = xmalloc(cap);
+    len += (size_t)snprintf(text + len, cap - len, "__global__ void k(float* k_cache) {\n  float a0 = -1e9f;\n");
+    for (int i = 1; i < N; i++)
+        len += (size_t)snprintf(text + len, cap - len, "  float a%d = a%d;\n", i, i - 1);
+    len += (size_t)snprintf(text + len, cap - len, "  k_cache[0] = a%d;\n}\n", N - 1);
+    file_facts *f = file_facts_new("chain.cu");
+    fe_source src = { .path = "chain.cu", .data = text, .len = len, .lang = "cuda" };
+    ck_assert(cxx_prefilter(st, &src, f->arena));
+    file_facts_free(f);
+    free(text);
     cxx_state_free(st);
     arena_free(a);
 }
@@ -446,6 +472,7 @@ int main(void)
     tcase_add_test(t, prefilter_sound_fixtures);
     tcase_add_test(t, prefilter_sound_corpus);
     tcase_add_test(t, prefilter_reach);
+    tcase_add_test(t, prefilter_reach_bounded);
     tcase_add_test(t, pch_per_setting);
     tcase_add_test(t, sink_table);
     tcase_add_test(t, sink_table_shipped);

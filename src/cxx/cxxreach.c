@@ -210,14 +210,16 @@ static const char *const DEADKW[] = { "return", "case", "throw", "sizeof", "co_r
 static const char *const QUALS[] = { "const", "volatile", "__restrict__", "__restrict", "restrict", NULL };
 
 /* Does token i end an operand (so a following + or - is binary)? */
-static bool operand_end(const toks *t, int i)
+/* Does token i surely end an operand, so that a + or - after it is binary? A number, a name that
+ * is no keyword and no macro, a `]`; not a `)`, which may close a cast: (float)-1e9f. */
+static bool operand_end(const reach *r, const toks *t, int i)
 {
     if (i < 0)
         return false;
     const tok *k = &t->v[i];
-    if (k->kind == T_NUM || (k->kind == T_ID && !tin(k, DEADKW) && !tis(k, "else") && !tis(k, "do")))
+    if (k->kind == T_NUM || is_p(t, i, "]"))
         return true;
-    return k->kind == T_P && (tis(k, ")") || tis(k, "]"));
+    return k->kind == T_ID && !tin(k, DEADKW) && !tis(k, "else") && !tis(k, "do") && !cxx_find_macro(&r->lx, k);
 }
 
 static bool is_assign(const tok *k)
@@ -456,7 +458,7 @@ static fate climb(reach *r, const toks *t, int b, int e, int depth)
         return (fate){ .kind = F_MACRO_VALUE };  /* a macro's whole body (in a file: keep it) */
     int j = b - 1;
     while (j >= 0 && (is_p(t, j, "-") || is_p(t, j, "+"))) {
-        if (operand_end(t, j - 1))
+        if (operand_end(r, t, j - 1))
             return dead();  /* a binary operand */
         j--;
     }
@@ -679,6 +681,13 @@ static void macro_flags(reach *r)
         m->assigns |= !b->balanced;
         m->stores |= !b->balanced;
         m->cache |= !b->balanced;
+        if (m->prev >= 0) {  /* a name defined twice is read as either definition */
+            const cxx_macro *p = &r->lx.macros.v[m->prev];
+            m->fn |= p->fn;
+            m->assigns |= p->assigns;
+            m->stores |= p->stores;
+            m->cache |= p->cache;
+        }
     }
     int round = 0;
     for (bool changed = true; changed && !r->give_up; round++) {
@@ -689,8 +698,9 @@ static void macro_flags(reach *r)
         changed = false;
         for (size_t i = 0; i < r->lx.macros.n; i++) {
             cxx_macro *m = &r->lx.macros.v[i];
-            for (int k = 0; k < m->body.n; k++) {
-                const cxx_macro *u = cxx_find_macro(&r->lx, &m->body.v[k]);
+            for (int k = -1; k < m->body.n; k++) {  /* k = -1: its earlier definition */
+                const cxx_macro *u = k < 0 ? (m->prev >= 0 ? &r->lx.macros.v[m->prev] : NULL)
+                                           : cxx_find_macro(&r->lx, &m->body.v[k]);
                 if (!u || u == m)
                     continue;
                 if ((u->assigns && !m->assigns) || (u->stores && !m->stores) || (u->cache && !m->cache))

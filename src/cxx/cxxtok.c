@@ -160,6 +160,37 @@ void cxx_tokenize(cxx_lexer *lx, const char *path, const char *s, size_t len, bo
     pair_brackets(lx->a, out);
 }
 
+/* The slot of a name in lx's table (holding -1 when it is not there). */
+static size_t macro_slot(const cxx_lexer *lx, const char *name, unsigned len, unsigned hash)
+{
+    size_t mask = lx->nslots - 1, i = hash & mask;
+    for (int k; (k = lx->slots[i]) >= 0; i = (i + 1) & mask)
+        if (strlen(lx->macros.v[k].name) == len && memcmp(lx->macros.v[k].name, name, len) == 0)
+            break;
+    return i;
+}
+
+static void add_macro(cxx_lexer *lx, cxx_macro *m)
+{
+    if (2 * (lx->macros.n + 1) > lx->nslots) {
+        size_t n = lx->nslots ? 2 * lx->nslots : 64;
+        lx->slots = arena_alloc(lx->a, n * sizeof *lx->slots);
+        lx->nslots = n;
+        for (size_t i = 0; i < n; i++)
+            lx->slots[i] = -1;
+        for (size_t i = 0; i < lx->macros.n; i++) {  /* the last definition of each name wins */
+            const cxx_macro *x = &lx->macros.v[i];
+            lx->slots[macro_slot(lx, x->name, (unsigned)strlen(x->name), x->hash)] = (int)i;
+        }
+    }
+    unsigned len = (unsigned)strlen(m->name);
+    m->hash = cxx_tok_hash(m->name, len);
+    size_t s = macro_slot(lx, m->name, len, m->hash);
+    m->prev = lx->slots[s];
+    ARENA_PUSH(lx->a, lx->macros, *m);
+    lx->slots[s] = (int)(lx->macros.n - 1);
+}
+
 static size_t directive(cxx_lexer *lx, const char *path, const char *s, size_t len, size_t i)
 {
     size_t e = i;
@@ -185,7 +216,7 @@ static size_t directive(cxx_lexer *lx, const char *path, const char *s, size_t l
         j += j < e;
     }
     cxx_tokenize(lx, path, s + j, e - j, false, &m.body);
-    ARENA_PUSH(lx->a, lx->macros, m);
+    add_macro(lx, &m);
     return e;
 }
 
@@ -202,12 +233,10 @@ double cxx_tok_number(const tok *t)
 
 cxx_macro *cxx_find_macro(const cxx_lexer *lx, const tok *t)
 {
-    if (t->kind != T_ID)
+    if (t->kind != T_ID || !lx->nslots)
         return NULL;
-    for (size_t i = lx->macros.n; i-- > 0;)
-        if (strlen(lx->macros.v[i].name) == t->len && memcmp(lx->macros.v[i].name, t->s, t->len) == 0)
-            return &lx->macros.v[i];
-    return NULL;
+    int k = lx->slots[macro_slot(lx, t->s, t->len, t->hash)];
+    return k >= 0 ? &lx->macros.v[k] : NULL;
 }
 
 /* Does the `{` at o open a block (a function body, a compound statement), not an initialiser? */

@@ -41,17 +41,23 @@ typedef struct cxx_macro {
                                 * identifier (any assignment of a function-like macro), or a sink */
     bool carrier;              /* its body yields a seed's value */
     bool cache;                /* its body names a cache (or the KV element type) */
+    unsigned hash;             /* of its name */
+    int prev;                  /* the definition of the same name before it (#undef, #if), or -1 */
 } cxx_macro;
 
+/* Invariant: slots (nslots, a power of two over twice macros.n, or 0) hold the index of the last
+ * definition of each name, or -1. */
 typedef struct cxx_lexer {
     kv_arena *a;
     ARENA_VEC(cxx_macro) macros;   /* every #define of the texts read, in order */
+    int *slots;
+    size_t nslots;
 } cxx_lexer;
 
 /* The tokens of s (a file: its directives are left out, its #defines recorded in lx; a macro body:
  * directives=false). */
 void cxx_tokenize(cxx_lexer *lx, const char *path, const char *s, size_t len, bool directives, toks *out);
-/* The macro t names (the last definition read), or NULL. */
+/* The macro t names (the last definition read; the others through prev), or NULL. */
 cxx_macro *cxx_find_macro(const cxx_lexer *lx, const tok *t);
 /* FNV-1a of a spelling. */
 unsigned cxx_tok_hash(const char *s, unsigned len);

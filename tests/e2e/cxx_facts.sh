@@ -105,7 +105,7 @@ expect_query "suppressed with // kvlint: ignore" suppress \
 expect_query "prefiltered files are not parsed" prefilter "(len(d['stores']), d['stderr'])" "(0, [])"
 expect_query "special values reach caches through locals, casts, headers' constants and macros" reach \
     "sorted((s['path'], s['line']) for s in d['stores'])" \
-    "[('fact_cast.cu', 6), ('fact_derived.cu', 6), ('fact_header.cu', 5), ('fact_header.cu', 6), ('fact_id.cu', 6), ('fact_limits.cu', 5), ('fact_limits.cu', 6), ('fact_local.cu', 6), ('fact_sink_param.cu', 4)]"
+    "[('fact_cast.cu', 6), ('fact_cast_minus.cu', 6), ('fact_cast_minus.cu', 7), ('fact_derived.cu', 6), ('fact_header.cu', 5), ('fact_header.cu', 6), ('fact_id.cu', 6), ('fact_limits.cu', 5), ('fact_limits.cu', 6), ('fact_local.cu', 6), ('fact_sink_param.cu', 4)]"
 
 # The same writer under an fp8 what-if saturates (fp8::scaled_convert): KV002, not KV001.
 (cd "$tmpdir/cases/sinks" && "$KVLINT" check --format json --kv-cache-dtype fp8_e4m3 . >"$tmpdir/sinks_fp8.json" 2>/dev/null)

@@ -225,7 +225,8 @@ START_TEST(prefilter_reach)
     diag_init(&d, a);
     cxx_state *st = cxx_state_load(srcdir(), &d);
     static const char *const files[] = { "fact_local.cu", "fact_cast.cu", "fact_header.cu", "fact_derived.cu",
-                                         "fact_limits.cu", "fact_id.cu", "fact_sink_param.cu", "keep_sink.cu",
+                                         "fact_limits.cu", "fact_id.cu", "fact_sink_param.cu", "fact_cast_minus.cu",
+                                         "keep_sink.cu",
                                          "drop_index.cu", "drop_logits.cu", "drop_decls.h", "drop_scope.cu",
                                          "drop_sink_other.cu" };
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {

@@ -645,6 +645,21 @@ static void check_soundness(const char *root, size_t *files, size_t *dropped, si
     project_free(proj);
 }
 
+/* src parsed in parts is parsed in `bytes` bytes, gives the facts of the whole file, and makes
+ * `constructions` construction facts. */
+static void expect_slice(const py_state *st, const fe_context *ctx, char *src, size_t bytes, size_t constructions)
+{
+    size_t len = strlen(src);
+    ck_assert_uint_eq(py_slice_bytes(st, ctx, "t.py", src, len), bytes);
+    char path[] = "t.py";
+    corpus_file c = { .path = path, .data = src, .len = len };
+    ck_assert(check_slicing(st, ctx, &c));
+    file_facts *f = file_facts_new("t.py");
+    py_analyze_file("t.py", src, len, ctx, f);
+    ck_assert_uint_eq(f->constructions.n, constructions);
+    file_facts_free(f);
+}
+
 /* Which parts of a file are parsed: a function nothing needed names is left out; what a needed
  * function reaches through a call or a module-level binding stays; and the facts are those of the
  * whole file. */
@@ -661,16 +676,10 @@ START_TEST(slicing_parts)
              "%s"
              "def fill(t, v):\n    return t.masked_fill(t > 0, v)\n"
              "def g(m):\n    k = fill(torch.zeros(2, dtype=torch.float16), X)\n    return k\n", unrelated);
-    size_t len = strlen(src);
-    ck_assert_uint_eq(py_slice_bytes(st, &ctx, "t.py", src, len), len - strlen(unrelated));
-    corpus_file c = { .path = "t.py", .data = src, .len = len };
-    ck_assert(check_slicing(st, &ctx, &c));
-    file_facts *f = file_facts_new("t.py");
-    py_analyze_file("t.py", src, len, &ctx, f);
-    ck_assert_uint_eq(f->constructions.n, 1);   /* -1e9 through X, helper() and fill() */
-    file_facts_free(f);
+    expect_slice(st, &ctx, src, strlen(src) - strlen(unrelated), 1);   /* -1e9 through X, helper() and fill() */
 
-    /* a decorated function is one unit with its decorators; a class is one with its methods */
+    /* a decorated function is one unit with its decorators; a class with one needed method is
+     * parsed with its header (slicing_members: its other members) */
     const char *two = "import torch\n@torch.no_grad()\ndef deco(x):\n    return x + 1\n"
                       "class K:\n    def m(self):\n        return torch.full((2,), -1e9, dtype=torch.float16)\n"
                       "def pad():\n    return [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]\n";
@@ -700,14 +709,7 @@ START_TEST(slicing_members)
              "%s"
              "    def build(self):\n"
              "        return torch.full((2,), self.mask_value, dtype=torch.float16)\n", unrelated);
-    size_t len = strlen(src);
-    ck_assert_uint_eq(py_slice_bytes(st, &ctx, "t.py", src, len), len - strlen(unrelated));
-    corpus_file c = { .path = "t.py", .data = src, .len = len };
-    ck_assert(check_slicing(st, &ctx, &c));
-    file_facts *f = file_facts_new("t.py");
-    py_analyze_file("t.py", src, len, &ctx, f);
-    ck_assert_uint_eq(f->constructions.n, 1);   /* -1e9 through self.mask_value */
-    file_facts_free(f);
+    expect_slice(st, &ctx, src, strlen(src) - strlen(unrelated), 1);   /* -1e9 through self.mask_value */
 
     /* Net(...)(x) runs Net.forward, which writes -1e4 into a float16 tensor; Other is not reached */
     const char *other = "class Other:\n    def run(self):\n        return [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]\n";
@@ -719,10 +721,7 @@ START_TEST(slicing_members)
              "        return torch.zeros(2, dtype=torch.float16).masked_fill(x > 0, -1e4)\n"
              "%s"
              "y = Net()(torch.ones(2))\n", other);
-    size_t tl = strlen(two);
-    ck_assert_uint_eq(py_slice_bytes(st, &ctx, "t.py", two, tl), tl - strlen(other));
-    corpus_file c2 = { .path = "t.py", .data = two, .len = tl };
-    ck_assert(check_slicing(st, &ctx, &c2));
+    expect_slice(st, &ctx, two, strlen(two) - strlen(other), 1);
     py_state_free(st);
 }
 END_TEST

@@ -102,6 +102,7 @@ typedef struct py_state {
     ARENA_VEC(py_sink) sinks;
     ARENA_VEC(py_pattern) cache_names;     /* glob-ish: "*kv_cache*", "k_cache", "past_key_value*" */
     ARENA_VEC(py_word) sink_words;         /* last dotted parts of the sinks, without repeats */
+    ARENA_VEC(py_word) cache_sink_words;   /* the same of the sinks called on a cache-named receiver */
     ARENA_VEC(const char *) kernels;       /* decorators of device kernels: "triton.jit", ... */
     const unsigned char *node_kinds;       /* the evaluator's node kind by symbol id (pytree.c) */
     uint32_t nnode_kinds;
@@ -156,6 +157,9 @@ bool py_is_kernel_decorator(const py_state *st, const char *spelling);
 /* Is the identifier the last part of a sink call's or class's spelling (for the prefilter; cache
  * names are py_is_cache_name's)? */
 bool py_is_sink_word(const py_state *st, const char *name, size_t n);
+/* Is the identifier the method of a sink called on a cache-named receiver (`update` of
+ * `past_key_values.update(k, v, i)`)? */
+bool py_is_cache_sink_word(const py_state *st, const char *name, size_t n);
 
 /* ---- lexical layer (pylex.c) ---- */
 

@@ -7,9 +7,11 @@
  * lists (pylex.c, pytorch_api.c):
  *   store        a sink word (the sink table's calls and classes, .kvlint.yaml sinks), or a
  *                cache-tensor name (`kv_cache`, `k_buffer`, ...) where a write can name it: before
- *                a subscript (`k_cache[i] = x`) or a method call (`kv_cache.copy_(x)`,
+ *                a subscript (`k_cache[i] = x`) or a call of a method that writes into it (an
+ *                in-place method of the torch API table, `kv_cache.copy_(x)`, or a cache sink's,
  *                `past_key_values.update(k, v, i)`), as pe_base_name reads a write's target; the
- *                name alone (`kv_cache_dtype`, `is_quantized_kv_cache(...)`) stores nothing
+ *                name alone (`kv_cache_dtype`, `is_quantized_kv_cache(...)`) or another method
+ *                (`self.kv_cache_manager.free(r)`, `kv_cache.view(...)`) stores nothing
  *   construction a sentinel (a literal >= PY_SENTINEL_MAGNITUDE, an infinity word, finfo/iinfo,
  *                float("inf")-like strings, or a sentinel imported from another scanned file: see
  *                below) AND a known dtype: the keyword `dtype` or a cast method after '.'; or a
@@ -303,7 +305,9 @@ enum {
     W_TENSOR = 16,     /* tensor context */
     W_INF = 32,        /* an infinity word (with W_SENTINEL) */
     W_DTYPE = 64,      /* `dtype` (the keyword argument, x.dtype) */
-    W_CACHE = 128,     /* a cache-tensor name: decisive before `[` or `.method(` */
+    W_CACHE = 128,     /* a cache-tensor name: decisive before `[` or `.method(` with a W_WRITE method */
+    W_WRITE = 256,     /* a method that writes into its receiver: in place (fill_, copy_), or a cache
+                        * sink's (update of past_key_values.update) */
 };
 
 enum { MEMO_SLOTS = 1024 };
@@ -311,12 +315,12 @@ enum { MEMO_SLOTS = 1024 };
 typedef struct word_memo {
     const char *w;     /* NULL: empty slot */
     uint32_t n;
-    uint8_t flags;
+    uint16_t flags;
 } word_memo;
 
-static uint8_t word_flags(const py_state *st, const char *w, size_t n)
+static uint16_t word_flags(const py_state *st, const char *w, size_t n)
 {
-    uint8_t f = 0;
+    uint16_t f = 0;
     if (py_is_decl_callee(w, n) || (st && py_is_sink_word(st, w, n)))
         f |= W_DECISIVE;
     if (st && py_is_cache_name(st, w, n))
@@ -334,10 +338,12 @@ static uint8_t word_flags(const py_state *st, const char *w, size_t n)
         f |= W_INT;
     if (pw.tensor_ctx || py_is_tensor_name(st, w, n))
         f |= W_TENSOR;
+    if (pw.writes || (st && py_is_cache_sink_word(st, w, n)))
+        f |= W_WRITE;
     return f;
 }
 
-static uint8_t memo_flags(word_memo *memo, const py_state *st, const char *w, size_t n)
+static uint16_t memo_flags(word_memo *memo, const py_state *st, const char *w, size_t n)
 {
     uint32_t h = kv_hash32(w, n);
     word_memo *m = &memo[h % MEMO_SLOTS];   /* direct-mapped: a collision recomputes */
@@ -383,12 +389,17 @@ static void pf_init(pf_scan *p, const py_state *st, const fe_context *ctx, const
     p->cache = CW_NONE;
 }
 
-/* A cache-tensor name followed by `[` or `.method(`: a write into the cache may be made here. */
-static bool cache_token(pf_scan *p, lex_kind k, const char *tok)
+/* A cache-tensor name followed by `[`, or by `.method(` where the method writes into its receiver
+ * (wf: the word's W_* flags): a write into the cache may be made here, as pe_write_into, pytorch.c
+ * apply_inplace and a cache sink's receiver make one. `kv_cache.view(...)` or
+ * `self.kv_cache_manager.free(r)` write nothing (pe_base_name does not look through a call). */
+static bool cache_token(pf_scan *p, lex_kind k, const char *tok, uint16_t wf)
 {
     char c = k == LEX_PUNCT ? *tok : 0;
     bool store = (p->cache == CW_NAME && c == '[') || (p->cache == CW_METHOD && c == '(');
-    p->cache = p->cache == CW_NAME && c == '.' ? CW_DOT : p->cache == CW_DOT && k == LEX_WORD ? CW_METHOD : CW_NONE;
+    p->cache = p->cache == CW_NAME && c == '.'                            ? CW_DOT
+               : p->cache == CW_DOT && k == LEX_WORD && (wf & W_WRITE) ? CW_METHOD
+                                                                         : CW_NONE;
     return store;
 }
 
@@ -462,7 +473,8 @@ static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
         sentinel |= chain_other(&p->ch, p->ctx, p->path, k, lx->tok);
     if (field_token(p, k, lx->tok, lx->len))
         f |= PF_FIELD;
-    if (k != LEX_COMMENT && cache_token(p, k, lx->tok))
+    uint16_t wf = k == LEX_WORD ? memo_flags(p->memo, p->st, lx->tok, lx->len) : 0;
+    if (k != LEX_COMMENT && cache_token(p, k, lx->tok, wf))
         f |= PF_DECISIVE;
     double v;
     switch (k) {
@@ -478,7 +490,6 @@ static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
     case LEX_WORD: {
         const char *w = lx->tok;
         size_t n = lx->len;
-        uint8_t wf = memo_flags(p->memo, p->st, w, n);
         if ((wf & W_DECISIVE) && p->im.state != IMP_FROM && p->im.state != IMP_IMPORT)
             f |= PF_DECISIVE;   /* a module's path stores nothing (`from vllm.v1.kv_cache_utils import`) */
         if ((wf & W_CACHE) && p->im.state == IMP_NONE)

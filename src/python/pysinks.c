@@ -218,23 +218,33 @@ static void parse_line(const line_ctx *c, char **f, size_t n)
     ARENA_PUSH(c->st->arena, c->st->cache_names, pat);
 }
 
-/* The prefilter's words: the last dotted part of every sink not tied to a cache-named receiver
- * (that receiver is a word of its own), each once. Rebuilt whenever sinks are added. */
+static bool has_word(const py_word *v, size_t n, const char *s, size_t len)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].n == len && memcmp(v[i].s, s, len) == 0)
+            return true;
+    return false;
+}
+
+/* The prefilter's words: the last dotted part of every sink, each once, in two lists: the sinks
+ * not tied to a cache-named receiver (sink_words: the word alone decides), and those called on one
+ * (cache_sink_words: the word decides after a cache name and a dot). Rebuilt whenever sinks are
+ * added. */
 static void index_words(py_state *st)
 {
     st->sink_words.n = 0;
+    st->cache_sink_words.n = 0;
     for (size_t i = 0; i < st->sinks.n; i++) {
         const py_sink *s = &st->sinks.v[i];
-        if (s->receiver == PSR_CACHE)
-            continue;
         const char *dot = strrchr(s->name, '.');
         py_word w = { .s = dot ? dot + 1 : s->name };
         w.n = strlen(w.s);
-        bool seen = false;
-        for (size_t j = 0; !seen && j < st->sink_words.n; j++)
-            seen = st->sink_words.v[j].n == w.n && memcmp(st->sink_words.v[j].s, w.s, w.n) == 0;
-        if (!seen)
+        if (s->receiver == PSR_CACHE) {
+            if (!has_word(st->cache_sink_words.v, st->cache_sink_words.n, w.s, w.n))
+                ARENA_PUSH(st->arena, st->cache_sink_words, w);
+        } else if (!has_word(st->sink_words.v, st->sink_words.n, w.s, w.n)) {
             ARENA_PUSH(st->arena, st->sink_words, w);
+        }
     }
 }
 
@@ -483,10 +493,10 @@ bool py_is_cache_name(const py_state *st, const char *name, size_t n)
 
 bool py_is_sink_word(const py_state *st, const char *name, size_t n)
 {
-    if (!st)
-        return false;
-    for (size_t i = 0; i < st->sink_words.n; i++)
-        if (st->sink_words.v[i].n == n && memcmp(st->sink_words.v[i].s, name, n) == 0)
-            return true;
-    return false;
+    return st && has_word(st->sink_words.v, st->sink_words.n, name, n);
+}
+
+bool py_is_cache_sink_word(const py_state *st, const char *name, size_t n)
+{
+    return st && has_word(st->cache_sink_words.v, st->cache_sink_words.n, name, n);
 }

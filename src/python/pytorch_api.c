@@ -66,10 +66,12 @@ static void build_slots(pt_api *api)
             k = (k + 1) & (api->nslots - 1);
         slot *sl = &api->slots[k];
         if (!sl->name)
-            *sl = (slot){ e->name, len, i, { false, false, false } };
+            *sl = (slot){ e->name, len, i, { false, false, false, false } };
         sl->word.tensor_ctx |= e->tensor_ctx;
         sl->word.int_source |= e->int_source;
         sl->word.cast |= e->cast_ctx;
+        /* as pytorch.c apply_inplace stores: an in-place method whose values are not its input's */
+        sl->word.writes |= e->on == PT_METHOD && e->returns == PTR_INPLACE && e->values != PTV_SAME;
     }
 }
 
@@ -318,7 +320,7 @@ const pt_entry *pt_lookup(const pt_api *api, unsigned on, const char *name, size
 pt_word pt_word_of(const pt_api *api, const char *s, size_t n)
 {
     const slot *sl = find_slot(api, s, n);
-    return sl ? sl->word : (pt_word){ false, false, false };
+    return sl ? sl->word : (pt_word){ false, false, false, false };
 }
 
 int pt_int_bits(const pt_entry *e, bool *is_unsigned)

@@ -124,6 +124,7 @@ typedef struct pt_word {
     bool tensor_ctx;   /* a module or API name that says "tensor code" */
     bool int_source;   /* an integer source (arange, argmax, ...) */
     bool cast;         /* a cast method into a float or an argument-given dtype */
+    bool writes;       /* a method writing values into its receiver in place (fill_, copy_, ...) */
 } pt_word;
 pt_word pt_word_of(const pt_api *api, const char *s, size_t n);
 

@@ -487,6 +487,12 @@ START_TEST(prefilter_words)
         { "d = kv_cache_dtype\nq = is_quantized_kv_cache(d)\n", false },
         { "from vllm.utils import is_quantized_kv_cache\nn = self.kv_cache_config.num_blocks\n", false },
         { "n = kv_cache.data\n", false },
+        /* a method that writes nothing into the cache: pe_base_name does not look through a call,
+         * and only in-place methods (apply_inplace) and cache sinks store into their receiver */
+        { "self.kv_cache_manager.free(request)\n", false },
+        { "x = kv_cache.view(-1, 16)\n", false },
+        { "kv_cache.squeeze_(0)\n", false },               /* in place, but its values are its own */
+        { "self.kv_cache.fill_(0)\n", true },
         { "llm = LLM(model='m')\n", true },
         { "y = ids.to(d)\n", false },                       /* a cast, but no integer source */
         { "y = input_ids.to(d)\n", true },

@@ -356,7 +356,7 @@ void ev_each_stored_value(ectx *c, unsigned flags, stored_value_fn fn)
 
 const char *ev_sink_note(kv_arena *a, const store_fact *s)
 {
-    if (s->family == SINK_DIRECT && s->sink)
+    if (s->via == SINK_DIRECT && s->sink)
         return arena_printf(a, "written into the cache tensor %s as the %s", s->sink, operand_name(s->operand));
     return arena_printf(a, "stored into the KV cache as the %s by %s", operand_name(s->operand),
                         s->sink ? s->sink : "this write");

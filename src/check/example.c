@@ -48,7 +48,7 @@ kv_value *ex_add_store(const rule *r, file_facts *f, size_t nvalues)
     v[0] = ex_value(r, model);
     v[1] = (kv_value){ .kind = VK_FLOAT, .lo = -3.5, .hi = 3.5, .text = "x", .sym_scale = 1 };
     bool key = !r->example.operand || strcmp(r->example.operand, "value") != 0;
-    store_fact s = { .loc = ex_loc(), .family = SINK_ATTENTION_LAYER, .sink = "self.attn",
+    store_fact s = { .loc = ex_loc(), .via = SINK_ATTENTION_LAYER, .sink = "self.attn",
                      .engine = r->example.engine, .operand = key ? OPERAND_KEY : OPERAND_VALUE,
                      .tensor = key ? "k" : "v", .values = v, .nvalues = nvalues < 2 ? nvalues : 2,
                      .shares_block = true };

@@ -184,7 +184,7 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
     ev_var(&vs, "model_dtype", ev_dtype_name(d->model.dtype));
     ev_var(&vs, "declared", fixed ? arena_printf(a, "the element type of %s in the code",
                                                   /* a sink call's cache is its argument, not the sink */
-                                                  s->family == SINK_CACHE_OP && s->tensor ? s->tensor
+                                                  s->via == SINK_CACHE_OP && s->tensor ? s->tensor
                                                   : s->sink ? s->sink : "the cache")
                                   : ev_declared(a, &d->kv));
     ev_var(&vs, "stored", ev_stored_text(a, p, n));

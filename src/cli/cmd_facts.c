@@ -189,7 +189,7 @@ static void print_text(const session *s)
         for (size_t k = 0; k < f->stores.n; k++) {
             const store_fact *x = &f->stores.v[k];
             printf("%s:%u:%u: store %s into %s (%s, %s)\n", x->loc.path, x->loc.line, x->loc.col,
-                   x->tensor ? x->tensor : "?", x->sink, sink_family_name(x->family), operand_name(x->operand));
+                   x->tensor ? x->tensor : "?", x->sink, store_via_name(x->via), operand_name(x->operand));
             for (size_t i = 0; i < x->nvalues; i++) {
                 printf("    value ");
                 text_value(&x->values[i]);

@@ -277,10 +277,10 @@ static void emit_store(fn_ctx *x, const store_site *s, CXCursor cache, const cxx
         const cval *v = &vals.v[i];
         if (!special(v))
             continue;
-        store_fact f = { .loc = at, .family = SINK_DIRECT, .sink = name, .operand = operand_of(name),
+        store_fact f = { .loc = at, .via = SINK_DIRECT, .sink = name, .operand = operand_of(name),
                          .tensor = cxx_text(x->tu, s->lhs, a) };
         if (sink) {
-            f.family = SINK_CACHE_OP;
+            f.via = SINK_CACHE_OP;
             f.sink = arena_strdup(a, sink->name);
             f.engine = sink->engine;
             f.operand = sink->latent ? OPERAND_KV : pair == 0 ? OPERAND_KEY : OPERAND_VALUE;

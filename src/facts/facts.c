@@ -47,7 +47,7 @@ bool kv_loc_same(const kv_loc *a, const kv_loc *b)
     }
 
 KV_NAME_FN(value_kind_name, value_kind, KV_VALUE_KINDS, "unknown")
-KV_NAME_FN(sink_family_name, sink_family, KV_SINK_FAMILIES, "direct")
+KV_NAME_FN(store_via_name, store_via, KV_STORE_VIAS, "direct")
 KV_NAME_FN(store_conv_name, store_conv, KV_STORE_CONVS, "?")
 KV_NAME_FN(operand_name, kv_operand, KV_OPERANDS, "kv")
 KV_NAME_FN(latent_part_name, latent_part, KV_LATENT_PARTS, "unknown")
@@ -59,15 +59,15 @@ KV_NAME_FN(value_sym_name, value_sym, KV_VALUE_SYMS, NULL)
 KV_NAME_FN(engine_name, kv_engine, KV_ENGINES, NULL)
 KV_NAME_FN(carrier_name, kv_carrier, KV_CARRIERS, "?")
 
-bool sink_family_parse(const char *name, sink_family *out)
+bool store_via_parse(const char *name, store_via *out)
 {
-#define KV_SINK_FAMILY_PARSE(e, n) \
+#define KV_STORE_VIA_PARSE(e, n) \
     if (strcmp(name, n) == 0) {    \
         *out = e;                  \
         return true;               \
     }
-    KV_SINK_FAMILIES(KV_SINK_FAMILY_PARSE)
-#undef KV_SINK_FAMILY_PARSE
+    KV_STORE_VIAS(KV_STORE_VIA_PARSE)
+#undef KV_STORE_VIA_PARSE
     return false;
 }
 

@@ -140,16 +140,19 @@ typedef struct kv_value {
 
 /* ---- facts ---- */
 
-#define KV_SINK_FAMILIES(X)                                                                         \
+/* The way a store reaches the cache: through which kind of sink. The facts' JSON and the sink
+ * table's column call it "family", as they did before; in the code "family" is a rule family's
+ * alone (check/family.h). */
+#define KV_STORE_VIAS(X)                                                                         \
     X(SINK_ATTENTION_LAYER, "attention-layer") /* vLLM Attention/MLAAttention, SGLang RadixAttention */ \
     X(SINK_CACHE_OP, "cache-op")         /* reshape_and_cache(_flash), concat_and_cache_mla, set_kv_buffer */ \
     X(SINK_CACHE_UPDATE, "cache-update") /* transformers past_key_values.update / Cache.update */     \
     X(SINK_DIRECT, "direct")             /* kv_cache[...] = x, key_cache.copy_(x), ... */             \
     X(SINK_USER, "user")                 /* an extra sink from .kvlint.yaml */
 
-typedef enum sink_family { KV_SINK_FAMILIES(KV_ENUM_MEMBER) } sink_family;
-/* The family called name, if one is. */
-bool sink_family_parse(const char *name, sink_family *out);
+typedef enum store_via { KV_STORE_VIAS(KV_ENUM_MEMBER) } store_via;
+/* The way called name, if one is. */
+bool store_via_parse(const char *name, store_via *out);
 
 #define KV_OPERANDS(X) X(OPERAND_KEY, "key") X(OPERAND_VALUE, "value") X(OPERAND_KV, "kv")
 
@@ -202,7 +205,7 @@ typedef enum store_conv { KV_STORE_CONVS(KV_ENUM_MEMBER) } store_conv;
 
 typedef struct store_fact {
     kv_loc loc;               /* the sink call or subscript store */
-    sink_family family;
+    store_via via;
     const char *sink;         /* as written: "self.attn", "reshape_and_cache_flash" */
     kv_engine engine;         /* ENGINE_VLLM, _SGLANG, _TRANSFORMERS, or ENGINE_NONE */
     const char *user_engine;  /* a .kvlint.yaml sink's engine that is none of kv_engine's (engine is
@@ -347,7 +350,7 @@ kv_loc kv_loc_make(const char *path, uint32_t line, uint32_t col, uint32_t end_l
 /* Same line, column and path (two locations with no path are the same "nowhere"). */
 bool kv_loc_same(const kv_loc *a, const kv_loc *b);
 const char *value_kind_name(value_kind k);
-const char *sink_family_name(sink_family f);
+const char *store_via_name(store_via f);
 const char *operand_name(kv_operand o);
 const char *latent_part_name(latent_part p);
 const char *store_conv_name(store_conv c);

@@ -104,7 +104,7 @@ void json_store_fact(json_writer *w, const store_fact *s)
     json_object_begin(w);
     json_loc_fields(w, &s->loc);
     json_kv_string(w, "sink", s->sink);
-    json_kv_string(w, "family", sink_family_name(s->family));
+    json_kv_string(w, "family", store_via_name(s->via));   /* the key the schema has always had */
     json_kv_string(w, "engine", s->user_engine ? s->user_engine : engine_name(s->engine));
     json_kv_string(w, "operand", operand_name(s->operand));
     if (s->part != LATENT_UNKNOWN)

@@ -75,7 +75,7 @@ typedef struct py_sink {
     int key_param, value_param;   /* index into params, -1 if none */
     int key_pos, value_pos;       /* positional indexes (user sinks), -1 if none */
     const char *key_kw, *value_kw;
-    sink_family family;
+    store_via via;
     kv_engine engine;             /* ENGINE_NONE: the table says "-" */
     const char *user_engine;      /* a .kvlint.yaml sink's engine kvlint does not model, or NULL */
     bool kv;                      /* the operands are not K and V but parts of one latent (MLA) */

@@ -41,11 +41,11 @@ static void bad_line(const line_ctx *c, const char *what, const char *text)
              text ? " '" : "", text ? text : "", text ? "'" : "");
 }
 
-/* A sink line's family: one of the facts' names, but not direct (cache lines say that) or user
+/* A sink line's way (its "family" column): one of the facts' names, but not direct (cache lines say that) or user
  * (.kvlint.yaml's). */
-static bool parse_family(const char *s, sink_family *out)
+static bool parse_via(const char *s, store_via *out)
 {
-    return sink_family_parse(s, out) && *out != SINK_DIRECT && *out != SINK_USER;
+    return store_via_parse(s, out) && *out != SINK_DIRECT && *out != SINK_USER;
 }
 
 static bool parse_receiver(const char *s, py_receiver *out)
@@ -175,7 +175,7 @@ static void parse_sink(const line_ctx *c, py_sink_kind kind, char **f)
         return;
     if (s.key_param < 0 && s.value_param < 0)
         return bad_line(c, "neither a key nor a value parameter", NULL);
-    if (!parse_family(f[6], &s.family))
+    if (!parse_via(f[6], &s.via))
         return bad_line(c, "family is not attention-layer, cache-op or cache-update", f[6]);
     if (strcmp(f[8], "kv") != 0 && strcmp(f[8], "kv-split") != 0)
         return bad_line(c, "operands is not kv or kv-split", f[8]);
@@ -300,7 +300,7 @@ static void add_user_sinks(py_state *st, const kv_project *project)
             .receiver = PSR_ANY,
             .key_param = -1,
             .value_param = -1,
-            .family = SINK_USER,
+            .via = SINK_USER,
             .engine = u->engine,
             .user_engine = u->user_engine ? arena_strdup(st->arena, u->user_engine) : NULL,
             .key_pos = u->key_arg,

@@ -118,7 +118,7 @@ void pe_emit_arith_signed(ev *e, arith_kind k, TSNode at, const kv_value *a, boo
     ARENA_PUSH(e->a, e->out->ariths, f);
 }
 
-static void emit_store(ev *e, TSNode at, sink_family fam, const char *sink, const py_sink *from,
+static void emit_store(ev *e, TSNode at, store_via via, const char *sink, const py_sink *from,
                        kv_operand op, latent_part part, TSNode tensor, aval x)
 {
     if (x.tag != AV_VALUES || x.n == 0)
@@ -148,7 +148,7 @@ static void emit_store(ev *e, TSNode at, sink_family fam, const char *sink, cons
     store_fact s;
     memset(&s, 0, sizeof s);
     s.loc = pe_loc_of(e, at);
-    s.family = fam;
+    s.via = via;
     s.sink = arena_strdup(e->a, sink);  /* the sink table does not outlive the scan */
     s.engine = from ? from->engine : ENGINE_NONE;
     s.user_engine = from && from->user_engine ? arena_strdup(e->a, from->user_engine) : NULL;
@@ -225,9 +225,9 @@ static void store_bound(ev *e, const py_sink *s, const char *callee, TSNode call
     const aval *v = bound_arg(g, vr, &vn);
     kv_operand ko = s->kv ? OPERAND_KV : OPERAND_KEY, vo = s->kv ? OPERAND_KV : OPERAND_VALUE;
     if (k)
-        emit_store(e, call, s->family, callee, s, ko, s->kv ? LATENT_NOPE : LATENT_UNKNOWN, kn, *k);
+        emit_store(e, call, s->via, callee, s, ko, s->kv ? LATENT_NOPE : LATENT_UNKNOWN, kn, *k);
     if (v)
-        emit_store(e, call, s->family, callee, s, vo, s->kv ? LATENT_ROPE : LATENT_UNKNOWN, vn, *v);
+        emit_store(e, call, s->via, callee, s, vo, s->kv ? LATENT_ROPE : LATENT_UNKNOWN, vn, *v);
 }
 
 void pe_store_sink_call(ev *e, const py_sink *s, const char *callee, TSNode call, const args *g)

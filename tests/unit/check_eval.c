@@ -73,7 +73,7 @@ static kv_value sentinel(double x, const char *text, uint32_t line)
 static store_fact store(file_facts *f, const kv_value *v, size_t n, kv_operand op, kv_engine engine)
 {
     kv_value *copy = arena_memdup(f->arena, v, n * sizeof *v);
-    store_fact s = { .loc = { "m.py", 30, 16, 0, 0 }, .family = SINK_ATTENTION_LAYER, .sink = "self.attn",
+    store_fact s = { .loc = { "m.py", 30, 16, 0, 0 }, .via = SINK_ATTENTION_LAYER, .sink = "self.attn",
                      .engine = engine, .operand = op, .tensor = op == OPERAND_KEY ? "k" : "v",
                      .values = copy, .nvalues = n };
     ARENA_PUSH(f->arena, f->stores, s);

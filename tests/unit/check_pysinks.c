@@ -185,7 +185,7 @@ START_TEST(overloads_and_receivers)
     /* transformers Cache.update on a cache-named receiver only */
     c = call("past_key_values.update", PCF_VALUE, "past_key_values", 3, NULL);
     s = py_sink_match(st, &c, &k, &v);
-    ck_assert(s && s->family == SINK_CACHE_UPDATE && k.pos == 0 && v.pos == 1);
+    ck_assert(s && s->via == SINK_CACHE_UPDATE && k.pos == 0 && v.pos == 1);
     c.npos = 1;
     ck_assert_ptr_null(py_sink_match(st, &c, &k, &v));  /* dict-like update(other) */
     c = call("config.update", PCF_VALUE, "config", 3, NULL);
@@ -227,7 +227,7 @@ START_TEST(user_sinks_keep_their_map)
     static const char *const kw[] = { "value", NULL };
     py_call_shape c = call("self.store_kv", PCF_VALUE, "self", 2, kw);
     const py_sink *s = py_sink_match(st, &c, &k, &v);
-    ck_assert(s && s->family == SINK_USER && k.pos == 1 && v.kw == 0);
+    ck_assert(s && s->via == SINK_USER && k.pos == 1 && v.kw == 0);
     c.npos = 1;  /* a user sink has no signature: what is passed is stored */
     s = py_sink_match(st, &c, &k, &v);
     ck_assert(s && k.pos == -1 && v.kw == 0);

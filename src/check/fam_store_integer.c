@@ -78,7 +78,7 @@ static int_range integer_range(kv_arena *a, const kv_value *v, const deployment 
     int_range r = {0};
     const id_range *ir = NULL;
     if (v->hi_sym || v->hi_unknown)
-        ir = d ? deployment_range(d, v->hi_sym, v->family) : NULL;
+        ir = d ? deployment_range(d, v->hi_sym, v->id_class) : NULL;
     if (ir) {
         r.known = true;
         /* A symbolic bound (arange(n) - 1) follows the bound's value; a bare family takes the
@@ -97,7 +97,7 @@ static int_range integer_range(kv_arena *a, const kv_value *v, const deployment 
 
 static const char *range_hint(kv_arena *a, const kv_value *v)
 {
-    const char *name = v->hi_sym ? v->hi_sym : v->family ? arena_printf(a, "%s_id", v->family) : "ids";
+    const char *name = v->hi_sym ? v->hi_sym : v->id_class ? arena_printf(a, "%s_id", v->id_class) : "ids";
     return arena_printf(a, "declare it in .kvlint.yaml (ranges: {%s: {max: N}}) or in the checkpoint's config.json",
                         name);
 }
@@ -257,7 +257,7 @@ static void example(const rule *r, file_facts *f, deployment *d)
     v->lo = 0;
     v->hi = r->example.range;
     v->hi_unknown = r->example.range <= 0;
-    v->family = "adapter";
+    v->id_class = "adapter";
 }
 
 static void describe(strbuf *sb, const rule *r)

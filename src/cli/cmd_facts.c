@@ -86,7 +86,7 @@ static void json_deployment(json_writer *w, const deployment *d)
         json_kv_string(w, "name", x->name);
         json_kv_number(w, "value", x->max);
         json_kv_number(w, "max_id", x->max_id);
-        json_kv_string(w, "family", x->family);
+        json_kv_string(w, "family", x->id_class);
         json_loc(w, "from", x->loc.path ? &x->loc : NULL);
         json_object_end(w);
     }

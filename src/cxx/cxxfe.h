@@ -93,7 +93,7 @@ typedef struct cxx_state {
     ARENA_VEC(cxx_argword) argwords;
     ARENA_VEC(cxx_pch_header) pch_headers;  /* the system headers precompiled once per run */
     ARENA_VEC(cxx_sink) sinks;                /* grammars/cxx/sinks.tsv */
-    id_vocab *ids;                            /* grammars/ids.tsv: id families, names and bounds */
+    id_vocab *ids;                            /* grammars/ids.tsv: id classes, names and bounds */
     size_t budget_steps;       /* analysis steps per translation unit: this, plus */
     size_t budget_steps_per_byte;  /* this many per byte of the main file (cxx_budget_for) */
     size_t budget_bytes;       /* libclang memory per translation unit */
@@ -268,7 +268,7 @@ void cxx_param_types_of(const cxx_state *st, const cxx_dispatch *d, CXCursor fn,
 /* ---- ids (cxxids.c) ---- */
 
 /* The id value expr holds when it reads decl (subscripted: decl[i]) and decl is of integer type
- * (element type) with a name of an id family: VK_INTEGER from 0 to the family's first bound. */
+ * (element type) with a name of an id class: VK_INTEGER from 0 to its id class's first bound. */
 bool cxx_id_value(const cxx_state *st, CXTranslationUnit tu, CXCursor expr, CXCursor decl, bool subscripted,
                   const char *path, kv_arena *a, kv_value *out);
 

@@ -1,10 +1,10 @@
 /*
  * cxxids.c: integer ids in C/C++/CUDA code, by the id vocabulary (grammars/ids.tsv through
  * facts/idvocab.c, the table the Python front end and the resolver read): a parameter or variable
- * of integer type whose name says a family (slot_mapping, positions, token_ids, lora_idx), read as
+ * of integer type whose name says an id class (slot_mapping, positions, token_ids, lora_idx), read as
  * it is or through a subscript (slot_mapping[i] where slot_mapping is an int64_t *), holds ids of
- * that family, from 0 up to the family's first config bound (max_model_len positions are
- * 0..max_model_len-1), symbolic until resolve/ binds it per deployment; a family without a bound
+ * that id class, from 0 up to its id class's first config bound (max_model_len positions are
+ * 0..max_model_len-1), symbolic until resolve/ binds it per deployment; an id class without a bound
  * leaves the range unknown. Nothing here guesses a range or a type: a dependent type (IdType in a
  * template), a float, or arithmetic on an id (slot / block_size) is no id.
  *
@@ -48,15 +48,15 @@ bool cxx_id_value(const cxx_state *st, CXTranslationUnit tu, CXCursor expr, CXCu
         return false;
     CXString s = clang_getCursorSpelling(decl);
     const char *name = clang_getCString(s);
-    const char *family = id_vocab_name_family(st->ids, name, strlen(name));
+    const char *idc = id_vocab_name_class(st->ids, name, strlen(name));
     clang_disposeString(s);
-    if (!family)
+    if (!idc)
         return false;
     memset(out, 0, sizeof *out);
     out->kind = VK_INTEGER;
-    out->family = arena_strdup(a, family);
+    out->id_class = arena_strdup(a, idc);
     out->sym_scale = 1;
-    const id_family *f = id_vocab_family(st->ids, family);
+    const id_class *f = id_vocab_class(st->ids, idc);
     if (f && f->bounds.n) {
         out->hi_sym = arena_strdup(a, f->bounds.v[0].key);
         out->hi_sym_add = f->bounds.v[0].count ? -1 : 0;

@@ -4,7 +4,7 @@
  * Lexical, on tokens; it answers "no" only where the evaluator cannot make a fact.
  *
  * A seed is what every fact starts at (cxxeval.c): a literal of magnitude >= 1e4 (or NaN), a word
- * of the table (a sentinel, numeric_limits, a bit-pattern reader), an identifier of an id family
+ * of the table (a sentinel, numeric_limits, a bit-pattern reader), an identifier of an id class
  * (grammars/ids.tsv), or a carrier: a variable assigned from one, a constant of a header or a
  * macro whose body yields one. From each occurrence of a seed the expression around it is climbed
  * the way the evaluator passes a value on, and it dies where the evaluator stops following:
@@ -160,7 +160,7 @@ static bool is_seed(const reach *r, tok *t)
             double v = cxx_tok_number(t);
             fixed = v >= KV_SENTINEL_MAGNITUDE || v != v;
         } else {
-            fixed = is_table_word(r->st, t) || (r->st->ids && id_vocab_name_family(r->st->ids, t->s, t->len));
+            fixed = is_table_word(r->st, t) || (r->st->ids && id_vocab_name_class(r->st->ids, t->s, t->len));
         }
         t->seed = fixed ? 2 : 1;
     }

@@ -202,10 +202,10 @@ static kv_operand operand_of(const char *name)
     return OPERAND_KV;
 }
 
-/* A value a rule may judge: a sentinel, or an id of the vocabulary's families. */
+/* A value a rule may judge: a sentinel, or an id of the vocabulary's id classes. */
 static bool special(const cval *v)
 {
-    return v->v.kind == VK_SENTINEL || (v->v.kind == VK_INTEGER && v->v.family);
+    return v->v.kind == VK_SENTINEL || (v->v.kind == VK_INTEGER && v->v.id_class);
 }
 
 static void push_fact(fn_ctx *x, store_fact f, const cval *v, const char *name, const char *why)

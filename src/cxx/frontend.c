@@ -11,7 +11,7 @@
  * (grammars/cxx/sinks.tsv), spelled in the file itself, and (2) a special value that can reach a
  * store into a cache (cxxreach.c): a literal of magnitude >= KV_SENTINEL_MAGNITUDE (1e4), a word
  * of the table (sentinel builtins and macros, numeric_limits, bit-pattern readers) or an
- * identifier of an id family (grammars/ids.tsv), in the file or in a macro or constant of a
+ * identifier of an id class (grammars/ids.tsv), in the file or in a macro or constant of a
  * project header it includes (quoted or angled includes found next to the includer, on the
  * compile command's -I paths, or in an ancestor folder), followed through the expressions and
  * variables the evaluator follows. No other file is parsed.

@@ -125,7 +125,7 @@ typedef struct kv_value {
     bool hi_unknown;          /* integer whose upper bound is not known at all */
     const char *hi_sym;       /* symbolic bound name, or NULL */
     double hi_sym_add;
-    const char *family;       /* integers: "adapter", "position", "token", "expert", "slot" or NULL */
+    const char *id_class;       /* integers: the id class (JSON "family"): "adapter", "position", "token", "expert", "slot" or NULL */
     value_sym sym;
     dtype_ref sym_dtype;
     double sym_scale, sym_add;  /* sym_scale is 1 for a plain finfo(D).min */

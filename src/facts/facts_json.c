@@ -77,8 +77,8 @@ void json_value_object(json_writer *w, const kv_value *v)
             json_string(w, names[i]);
         json_array_end(w);
     }
-    if (v->family)
-        json_kv_string(w, "family", v->family);
+    if (v->id_class)
+        json_kv_string(w, "family", v->id_class);
     if (v->binary32)
         json_kv_bool(w, "binary32", true);
     json_kv_string(w, "text", v->text);

@@ -1,6 +1,6 @@
 /*
  * idvocab.c: reading grammars/ids.tsv (its header says what each row means) and the two questions
- * asked of it: which family an identifier's ids belong to, and what a declared range name means.
+ * asked of it: which id class an identifier's ids belong to, and what a declared range name means.
  */
 #include "facts/idvocab.h"
 
@@ -13,15 +13,15 @@
 
 enum { IDS_MAX_BYTES = 1 << 20, IDS_MAX_FIELDS = 4 };
 
-/* The family called name, added (in file order) if it is new. */
-static id_family *family_named(id_vocab *v, const char *name)
+/* The id class called name, added (in file order) if it is new. */
+static id_class *class_named(id_vocab *v, const char *name)
 {
-    for (size_t i = 0; i < v->families.n; i++)
-        if (strcmp(v->families.v[i].name, name) == 0)
-            return &v->families.v[i];
-    id_family f = { .name = name };
-    ARENA_PUSH(v->arena, v->families, f);
-    return &v->families.v[v->families.n - 1];
+    for (size_t i = 0; i < v->classes.n; i++)
+        if (strcmp(v->classes.v[i].name, name) == 0)
+            return &v->classes.v[i];
+    id_class f = { .name = name };
+    ARENA_PUSH(v->arena, v->classes, f);
+    return &v->classes.v[v->classes.n - 1];
 }
 
 /* One row (fields already split); false when it is malformed. */
@@ -41,23 +41,23 @@ static bool read_row(id_vocab *v, char **f, size_t nf, const char **why)
     else if (is_bound && strcmp(f[3], "count") != 0 && strcmp(f[3], "largest") != 0)
         *why = "the fourth column is count or largest";
     else if ((kind == 0) != (strcmp(f[1], "-") == 0))
-        *why = kind == 0 ? "a suffix row has no family (-)" : "the row needs a family";
+        *why = kind == 0 ? "a suffix row has no id class (-)" : "the row needs an id class";
     if (*why)
         return false;
     if (kind == 0) {
         ARENA_PUSH(v->arena, v->suffixes, f[2]);
         return true;
     }
-    id_family *fam = family_named(v, f[1]);
+    id_class *idc = class_named(v, f[1]);
     if (kind == 1)
-        ARENA_PUSH(v->arena, fam->words, f[2]);
+        ARENA_PUSH(v->arena, idc->words, f[2]);
     else if (kind == 2)
-        ARENA_PUSH(v->arena, fam->names, f[2]);
+        ARENA_PUSH(v->arena, idc->names, f[2]);
     else if (kind == 4)
-        ARENA_PUSH(v->arena, fam->id_names, f[2]);
+        ARENA_PUSH(v->arena, idc->id_names, f[2]);
     else {
         id_bound b = { f[2], strcmp(f[3], "count") == 0 };
-        ARENA_PUSH(v->arena, fam->bounds, b);
+        ARENA_PUSH(v->arena, idc->bounds, b);
     }
     return true;
 }
@@ -124,40 +124,40 @@ static bool has_segment(const char *name, size_t n, const char *const *segs, siz
     return false;
 }
 
-const char *id_vocab_name_family(const id_vocab *v, const char *name, size_t n)
+const char *id_vocab_name_class(const id_vocab *v, const char *name, size_t n)
 {
     if (!v)
         return NULL;
-    for (size_t i = 0; i < v->families.n; i++)
-        for (size_t k = 0; k < v->families.v[i].names.n; k++)
-            if (strlen(v->families.v[i].names.v[k]) == n && memcmp(v->families.v[i].names.v[k], name, n) == 0)
-                return v->families.v[i].name;
+    for (size_t i = 0; i < v->classes.n; i++)
+        for (size_t k = 0; k < v->classes.v[i].names.n; k++)
+            if (strlen(v->classes.v[i].names.v[k]) == n && memcmp(v->classes.v[i].names.v[k], name, n) == 0)
+                return v->classes.v[i].name;
     if (!has_segment(name, n, v->suffixes.v, v->suffixes.n))
         return NULL;
-    for (size_t i = 0; i < v->families.n; i++)
-        if (has_segment(name, n, v->families.v[i].words.v, v->families.v[i].words.n))
-            return v->families.v[i].name;
+    for (size_t i = 0; i < v->classes.n; i++)
+        if (has_segment(name, n, v->classes.v[i].words.v, v->classes.v[i].words.n))
+            return v->classes.v[i].name;
     return NULL;
 }
 
-const id_family *id_vocab_family(const id_vocab *v, const char *name)
+const id_class *id_vocab_class(const id_vocab *v, const char *name)
 {
-    for (size_t i = 0; v && name && i < v->families.n; i++)
-        if (strcmp(v->families.v[i].name, name) == 0)
-            return &v->families.v[i];
+    for (size_t i = 0; v && name && i < v->classes.n; i++)
+        if (strcmp(v->classes.v[i].name, name) == 0)
+            return &v->classes.v[i];
     return NULL;
 }
 
 id_range_kind id_vocab_range_kind(const id_vocab *v, const char *name)
 {
-    for (size_t i = 0; v && i < v->families.n; i++) {
-        const id_family *f = &v->families.v[i];
+    for (size_t i = 0; v && i < v->classes.n; i++) {
+        const id_class *f = &v->classes.v[i];
         for (size_t k = 0; k < f->bounds.n; k++)
             if (strcmp(f->bounds.v[k].key, name) == 0)
                 return (id_range_kind){ f->name, f->bounds.v[k].count, false };
     }
-    for (size_t i = 0; v && i < v->families.n; i++) {
-        const id_family *f = &v->families.v[i];
+    for (size_t i = 0; v && i < v->classes.n; i++) {
+        const id_class *f = &v->classes.v[i];
         for (size_t k = 0; k < f->id_names.n; k++)
             if (strcmp(f->id_names.v[k], name) == 0)
                 return (id_range_kind){ f->name, f->bounds.n && f->bounds.v[0].count, true };

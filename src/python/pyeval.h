@@ -268,9 +268,9 @@ aval pe_finfo_attr(ev *e, const aval *f, const char *attr, TSNode at);
 aval pe_torch_function(ev *e, const char *f, TSNode call, const args *g);
 aval pe_tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m, const args *g);
 
-/* ---- integer id families of names (pyids.c) ---- */
-aval pe_family_value(ev *e, const char *family, TSNode at);
-aval pe_refine_family(ev *e, const char *name, aval x, TSNode at);
+/* ---- integer id classes of names (pyids.c) ---- */
+aval pe_id_class_value(ev *e, const char *idc, TSNode at);
+aval pe_refine_id_class(ev *e, const char *name, aval x, TSNode at);
 aval pe_default_for_name(ev *e, const char *name, TSNode at);
 
 /* ---- facts: stores at sinks, constructions, int-casts, arithmetic, dtype declarations (pystore.c) ---- */

@@ -114,9 +114,9 @@ static aval eval_attribute(ev *e, TSNode n)
         return pe_dtype_value(pe_dref(e, pe_dtype_kind_by_name(attr), n), false);
     if (obj.tag == AV_VALUES && obj.tensor && (strcmp(attr, "T") == 0 || strcmp(attr, "mT") == 0 || strcmp(attr, "data") == 0))
         return obj;
-    const char *fam = py_name_family(e->st, attr, strlen(attr));
-    if (fam)
-        return pe_family_value(e, fam, n);
+    const char *idc = py_name_id_class(e->st, attr, strlen(attr));
+    if (idc)
+        return pe_id_class_value(e, idc, n);
     aval field;
     if (pe_config_attr(e, n, objn, &obj, attr, &field))
         return field;

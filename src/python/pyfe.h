@@ -17,7 +17,7 @@
  *              pyvalue.h).
  *   pyeval.h   the evaluator: flow-sensitive evaluation of one file, emitting facts, in files by
  *              concept: pytree.c (syntax tree access), pyscope.c (names, bindings, assignment),
- *              pytorch.c (the torch model), pyids.c (id families), pystore.c (facts, sinks),
+ *              pytorch.c (the torch model), pyids.c (id classes), pystore.c (facts, sinks),
  *              pycall.c (calls, summaries), pyexpr.c (expressions), pystmt.c (statements, entry).
  *   frontend.c the frontend struct, init/fini, the analyze driver.
  */
@@ -98,7 +98,7 @@ typedef struct py_word {
 typedef struct py_state {
     kv_arena *arena;
     pt_api *torch;                         /* grammars/python/torch.tsv (pytorch_api.h) */
-    id_vocab *ids;                         /* grammars/ids.tsv: id families, their names and bounds */
+    id_vocab *ids;                         /* grammars/ids.tsv: id classes, their names and bounds */
     ARENA_VEC(py_sink) sinks;
     ARENA_VEC(py_pattern) cache_names;     /* glob-ish: "*kv_cache*", "k_cache", "past_key_value*" */
     ARENA_VEC(py_word) sink_words;         /* last dotted parts of the sinks, without repeats */
@@ -169,9 +169,9 @@ bool py_parse_number(const char *s, size_t n, double *out);
  * a magnitude >= PY_SENTINEL_MAGNITUDE). */
 bool py_float_string_special(const char *s, size_t n, double *out);
 
-/* The id family of an identifier ("adapter_ids": "adapter", "positions": "position"), or NULL: the
+/* The id class of an identifier ("adapter_ids": "adapter", "positions": "position"), or NULL: the
  * id vocabulary's (grammars/ids.tsv, st->ids). */
-const char *py_name_family(const py_state *st, const char *name, size_t n);
+const char *py_name_id_class(const py_state *st, const char *name, size_t n);
 
 /* Words of the vocabulary (shared by the evaluator and the prefilter, so that they cannot disagree). */
 bool py_is_infinity_word(const char *s, size_t n);      /* inf, Inf, Infinity, infty, PINF, NINF */
@@ -323,7 +323,7 @@ bool py_is_config_name(const char *s, size_t n);
 bool py_is_config_field(const char *f, size_t n);
 /* How many bytes of the file py_analyze_file parses (pyslice.c): len, or what the slicing keeps. */
 size_t py_slice_bytes(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len);
-/* A name (not an API word) that makes tensor context: `dtype`, *mask*, *Tensor*, an id family. */
+/* A name (not an API word) that makes tensor context: `dtype`, *mask*, *Tensor*, an id class. */
 bool py_is_tensor_name(const py_state *st, const char *s, size_t n);
 
 /* Every `# kvlint: ignore[...]` comment of a file (frontend/suppress.h), into out->suppressions. */

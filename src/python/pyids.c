@@ -1,6 +1,6 @@
 /*
- * pyids.c: integer id families by name: values of identifiers that hold adapter, expert,
- * position, token or slot ids, bounded by the family's config range names (symbolic until resolve/
+ * pyids.c: integer id classes by name: values of identifiers that hold adapter, expert,
+ * position, token or slot ids, bounded by its id class's config range names (symbolic until resolve/
  * binds them). Which names and bounds those are is the id vocabulary's (grammars/ids.tsv,
  * facts/idvocab.h); where ranges come from is resolve/'s.
  */
@@ -8,12 +8,12 @@
 
 #include "python/pyeval.h"
 
-/* The bound of a family's ids: the first of its bounds (grammars/ids.tsv) that the module, class
- * or function defines, else its first; a count n bounds ids by n - 1. NULL: the family has none.
+/* The bound of an id class's ids: the first of its bounds (grammars/ids.tsv) that the module, class
+ * or function defines, else its first; a count n bounds ids by n - 1. NULL: the id class has none.
  * Returned in the file's facts arena (the vocabulary does not outlive the scan). */
-static const char *choose_bound(ev *e, const char *family, double *add)
+static const char *choose_bound(ev *e, const char *idc, double *add)
 {
-    const id_family *f = id_vocab_family(e->st ? e->st->ids : NULL, family);
+    const id_class *f = id_vocab_class(e->st ? e->st->ids : NULL, idc);
     if (!f || !f->bounds.n) {
         *add = 0;
         return NULL;
@@ -32,12 +32,12 @@ static const char *choose_bound(ev *e, const char *family, double *add)
     return arena_strdup(e->a, f->bounds.v[0].key);
 }
 
-/* An id named by its family (adapter_ids, positions, ...): [0, bound]. */
-aval pe_family_value(ev *e, const char *family, TSNode at)
+/* An id named by its id class (adapter_ids, positions, ...): [0, bound]. */
+aval pe_id_class_value(ev *e, const char *idc, TSNode at)
 {
     kv_value v = pe_value_make(e, VK_INTEGER, 0, 0, at);
-    v.family = arena_strdup(e->a, family);
-    v.hi_sym = choose_bound(e, family, &v.hi_sym_add);
+    v.id_class = arena_strdup(e->a, idc);
+    v.hi_sym = choose_bound(e, idc, &v.hi_sym_add);
     v.hi_unknown = v.hi_sym == NULL;
     aval x = av_const(e->s, &v);
     x.tensor = true;
@@ -45,23 +45,23 @@ aval pe_family_value(ev *e, const char *family, TSNode at)
     return x;
 }
 
-/* Name each unbounded integer of x after the family of the variable it is assigned to. */
-aval pe_refine_family(ev *e, const char *name, aval x, TSNode at)
+/* Name each unbounded integer of x after the id class of the variable it is assigned to. */
+aval pe_refine_id_class(ev *e, const char *name, aval x, TSNode at)
 {
-    const char *fam = py_name_family(e->st, name, strlen(name));
-    if (!fam || x.tag != AV_VALUES)
+    const char *idc = py_name_id_class(e->st, name, strlen(name));
+    if (!idc || x.tag != AV_VALUES)
         return x;
     if (x.n == 0)
-        return pe_family_value(e, fam, at);
+        return pe_id_class_value(e, idc, at);
     pv *vals = arena_memdup(e->s, x.vals, x.n * sizeof *vals);
     for (size_t i = 0; i < x.n; i++) {
         kv_value *v = &vals[i].v;
         if (v->kind != VK_INTEGER)
             continue;
-        if (!v->family)
-            v->family = arena_strdup(e->a, fam);
+        if (!v->id_class)
+            v->id_class = arena_strdup(e->a, idc);
         if (v->hi_unknown) {
-            v->hi_sym = choose_bound(e, fam, &v->hi_sym_add);
+            v->hi_sym = choose_bound(e, idc, &v->hi_sym_add);
             v->hi_unknown = v->hi_sym == NULL;
         }
     }
@@ -81,9 +81,9 @@ aval pe_default_for_name(ev *e, const char *name, TSNode at)
     }
     if (pe_dtype_by_name(name))
         return pe_dtype_value(pe_dref(e, pe_dtype_kind_by_name(name), at), false);
-    const char *fam = py_name_family(e->st, name, strlen(name));
-    if (fam)
-        return pe_family_value(e, fam, at);
+    const char *idc = py_name_id_class(e->st, name, strlen(name));
+    if (idc)
+        return pe_id_class_value(e, idc, at);
     if (strstr(name, "mask")) {
         aval x = av_unknown_tensor();
         x.binary = true;

@@ -1,7 +1,7 @@
 /*
  * pylex.c: the Python front end's lexical layer (see pyfe.h): the tokenizer shared by the
  * prefilter (pyprefilter.c) and the index, the word lists both sides read (infinity words, dtype
- * declarations, tensor names, id families), number and float-string parsing, the index of
+ * declarations, tensor names, id classes), number and float-string parsing, the index of
  * top-level `NAME = <literal>` lines, and `# kvlint:` comments.
  *
  * This file does not parse, and decides nothing about a file: pyprefilter.c does.
@@ -37,11 +37,11 @@ bool py_is_cast_method(const py_state *st, const char *s, size_t n)
 }
 
 /* Besides the API's tensor words (torch.tsv's `context` column): the names the evaluator reads as
- * dtypes or masks (`dtype`, `*mask*`), `Tensor` in annotations, and the id families. */
+ * dtypes or masks (`dtype`, `*mask*`), `Tensor` in annotations, and the id classes. */
 /* The names (not API words) that make tensor context. */
 bool py_is_tensor_name(const py_state *st, const char *s, size_t n)
 {
-    if (py_name_family(st, s, n))
+    if (py_name_id_class(st, s, n))
         return true;
     if (n == 5 && memcmp(s, "dtype", 5) == 0)
         return true;
@@ -127,11 +127,11 @@ bool py_float_string_special(const char *s, size_t n, double *out)
     return false;
 }
 
-/* ---- name families ---- */
+/* ---- id classes of names ---- */
 
-const char *py_name_family(const py_state *st, const char *name, size_t n)
+const char *py_name_id_class(const py_state *st, const char *name, size_t n)
 {
-    return id_vocab_name_family(st ? st->ids : NULL, name, n);
+    return id_vocab_name_class(st ? st->ids : NULL, name, n);
 }
 
 /* ---- the tokenizer (pylexer.h) ---- */

@@ -269,7 +269,7 @@ static aval export_value(ev *e, aval x)
         vals[i].cons = 0;
         v->text = keep_str(e, v->text);
         v->hi_sym = keep_str(e, v->hi_sym);
-        v->family = keep_str(e, v->family);
+        v->id_class = keep_str(e, v->id_class);
         v->sym_dtype = keep_dtype(e, v->sym_dtype);
         v->origin.path = keep_str(e, v->origin.path);
         if (v->nsteps) {

@@ -296,7 +296,7 @@ static bool chain_other(chain *c, const fe_context *ctx, const char *path, lex_k
 }
 
 /* What the vocabulary says about one word, computed once per distinct word of a file: the word
- * lists are scanned per call (sink words, id families by segment), and identifiers repeat. */
+ * lists are scanned per call (sink words, id classes by segment), and identifiers repeat. */
 enum {
     W_DECISIVE = 1,    /* a dtype declaration or a sink word: the file is analysed */
     W_SENTINEL = 2,    /* an infinity word, finfo, iinfo */
@@ -334,7 +334,7 @@ static uint16_t word_flags(const py_state *st, const char *w, size_t n)
     pt_word pw = pt_word_of(st ? st->torch : NULL, w, n);
     if (pw.cast)
         f |= W_CAST;
-    if (pw.int_source || py_name_family(st, w, n))
+    if (pw.int_source || py_name_id_class(st, w, n))
         f |= W_INT;
     if (pw.tensor_ctx || py_is_tensor_name(st, w, n))
         f |= W_TENSOR;

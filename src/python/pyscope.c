@@ -302,14 +302,14 @@ static void assign_inner(ev *e, TSNode target, aval v, TSNode at)
 {
     if (pe_is(target, "identifier")) {
         const char *name = pe_raw_text(e, target);
-        v = pe_refine_family(e, name, v, target);
+        v = pe_refine_id_class(e, name, v, target);
         pe_set_name(e, name, pe_stepf(e, &v, target, "assigned to %s", name));
         return;
     }
     if (pe_is(target, "attribute")) {
         const char *key = pe_self_key(e, target);
         if (key) {
-            v = pe_refine_family(e, key + 5, v, target);
+            v = pe_refine_id_class(e, key + 5, v, target);
             pe_update_key(e, key, pe_stepf(e, &v, target, "assigned to %s", pe_text_of(e, target)));
         }
         return;
@@ -401,7 +401,7 @@ void pe_bind_imports(ev *e, TSNode n)
 }
 
 /* Bind a function's parameters in the current frame: from the call's arguments (a summary), else
- * the default value, else what the name says (an id family, a dtype, a mask). The first parameter
+ * the default value, else what the name says (an id class, a dtype, a mask). The first parameter
  * of a method (self/cls) is the frame's self. */
 bool pe_first_param_is_self(ev *e, TSNode fn)
 {
@@ -478,8 +478,8 @@ void pe_bind_params(ev *e, TSNode fn, const args *g)
             have = !av_is_unknown(&v);
         }
         if (!have) {
-            const char *fam = py_name_family(e->st, nm, strlen(nm));
-            v = fam ? pe_family_value(e, fam, name) : pe_default_for_name(e, nm, name);
+            const char *idc = py_name_id_class(e->st, nm, strlen(nm));
+            v = idc ? pe_id_class_value(e, idc, name) : pe_default_for_name(e, nm, name);
             /* q: torch.Tensor, mask: Optional[Tensor]: a tensor ("Tensor" is a tensor word) */
             if (v.tag == AV_VALUES && (pe_is(p, "typed_parameter") || pe_is(p, "typed_default_parameter"))
                 && strstr(pe_raw_text(e, p), "Tensor"))

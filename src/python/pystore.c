@@ -75,12 +75,12 @@ void pe_emit_intcast(ev *e, const char *api, TSNode at, const aval *x, const dty
             if (kv_loc_same(&e->out->casts.v[i].loc, &here) && kv_loc_same(&e->out->casts.v[i].value.origin, &hull.origin))
                 return;
     }
-    /* The same cast of the same kind of ids (a family and its bound) is one fact, whether the ids
+    /* The same cast of the same kind of ids (an id class and its bound) is one fact, whether the ids
      * came in as this function's own parameter or as a caller's (a method of another class
      * summarised with the caller's `positions`). */
     for (size_t i = 0; i < e->out->casts.n; i++) {
         const kv_value *o = &e->out->casts.v[i].value;
-        if (kv_loc_same(&e->out->casts.v[i].loc, &here) && o->family && hull.family && strcmp(o->family, hull.family) == 0
+        if (kv_loc_same(&e->out->casts.v[i].loc, &here) && o->id_class && hull.id_class && strcmp(o->id_class, hull.id_class) == 0
             && o->lo == hull.lo && o->hi == hull.hi && o->hi_unknown == hull.hi_unknown && o->hi_sym_add == hull.hi_sym_add
             && (o->hi_sym == hull.hi_sym || (o->hi_sym && hull.hi_sym && strcmp(o->hi_sym, hull.hi_sym) == 0)))
             return;

@@ -268,7 +268,7 @@ static id_range make_range(const resolver *r, const char *name, double written, 
 {
     id_range x = { .name = name, .max = written, .max_id = written, .decl = d, .loc = loc };
     id_range_kind k = id_vocab_range_kind(r->opt->ids, name);
-    x.family = k.family ? arena_strdup(r->a, k.family) : NULL;  /* the set owns what its ranges point to */
+    x.id_class = k.id_class ? arena_strdup(r->a, k.id_class) : NULL;  /* the set owns what its ranges point to */
     if (k.count && k.id_name)
         x.max = written + 1;
     else if (k.count)
@@ -636,19 +636,19 @@ void deployment_set_free(deployment_set *s)
     free(s);
 }
 
-const id_range *deployment_range(const deployment *d, const char *name, const char *family)
+const id_range *deployment_range(const deployment *d, const char *name, const char *idc)
 {
     if (!d)
         return NULL;
     for (size_t i = 0; name && i < d->nranges; i++)
         if (!strcmp(d->ranges[i].name, name))
             return &d->ranges[i];
-    /* by family: .kvlint.yaml's own names first (they were added last but state intent), then the
+    /* by id class: .kvlint.yaml's own names first (they were added last but state intent), then the
      * tightest engine bound (max_model_len before max_position_embeddings) */
     const id_range *best = NULL;
-    for (size_t i = 0; family && i < d->nranges; i++) {
+    for (size_t i = 0; idc && i < d->nranges; i++) {
         const id_range *x = &d->ranges[i];
-        if (!x->family || strcmp(x->family, family) != 0)
+        if (!x->id_class || strcmp(x->id_class, idc) != 0)
             continue;
         if (!x->decl)
             return x;

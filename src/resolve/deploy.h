@@ -28,7 +28,7 @@ typedef struct id_range {
                                    and experts (ids 0..n-1), max for num_adapters / max_loras. A .kvlint.yaml
                                    id range (`position_id: {max: 4095}`) sets max_id; max is then 4096.
                                    See docs/deployments.md. */
-    const char *family;         /* "adapter", "position", "token", "expert", or NULL */
+    const char *id_class;         /* "adapter", "position", "token", "expert", or NULL */
 } id_range;
 
 typedef struct resolved_dtype {
@@ -70,7 +70,7 @@ typedef struct resolve_options {
     kvn_dtype whatif_model;     /* --dtype D */
     kvn_platform platform;      /* --platform (or .kvlint.yaml platform:) */
     const char *model_config;   /* --model-config FILE (already scanned into facts), or NULL */
-    const id_vocab *ids;        /* what range names mean (grammars/ids.tsv); NULL: no name has a family */
+    const id_vocab *ids;        /* what range names mean (grammars/ids.tsv); NULL: no name has an id class */
 } resolve_options;
 
 typedef struct deployment_set {
@@ -95,8 +95,8 @@ bool deployment_applies(const deployment_set *s, const deployment *d, const char
 /* Whether path (below its first root_len bytes) lies in a test, example or benchmark directory, or is
  * a test file by name (test_*.py, *_test.py, conftest.py). */
 bool path_is_script(const char *path, size_t root_len);
-/* Range for a symbolic name ("num_adapters") or family ("adapter") in d, or NULL. */
-const id_range *deployment_range(const deployment *d, const char *name, const char *family);
+/* Range for a symbolic name ("num_adapters") or id class ("adapter") in d, or NULL. */
+const id_range *deployment_range(const deployment *d, const char *name, const char *idc);
 
 /* ---- checkpoint fields (fields.c) ---- */
 /* Field `name` of d's checkpoint config: found (with its value and declaration), absent (the

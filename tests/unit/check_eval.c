@@ -387,7 +387,7 @@ END_TEST
 
 static kv_value adapter_ids(void)
 {
-    return (kv_value){ .kind = VK_INTEGER, .lo = 0, .hi_sym = "num_adapters", .family = "adapter",
+    return (kv_value){ .kind = VK_INTEGER, .lo = 0, .hi_sym = "num_adapters", .id_class = "adapter",
                        .text = "expert_ids.to(dtype)", .origin = { "m.py", 40, 18, 0, 0 } };
 }
 
@@ -452,10 +452,10 @@ END_TEST
 START_TEST(position_family_takes_max_id)
 {
     file_facts *f = file_facts_new("m.py");
-    kv_value v = { .kind = VK_INTEGER, .lo = 0, .hi_unknown = true, .family = "position", .text = "positions",
+    kv_value v = { .kind = VK_INTEGER, .lo = 0, .hi_unknown = true, .id_class = "position", .text = "positions",
                    .origin = { "m.py", 40, 18, 0, 0 } };
     store(f, &v, 1, OPERAND_VALUE, ENGINE_VLLM);
-    id_range len = { .name = "max_model_len", .max = 4096, .max_id = 4095, .family = "position",
+    id_range len = { .name = "max_model_len", .max = 4096, .max_id = 4095, .id_class = "position",
                      .loc = { "serve.yaml", 4, 16, 0, 0 } };
     deployment d = dep(ENGINE_VLLM, "bfloat16", "bfloat16");
     d.ranges = &len;

@@ -58,70 +58,70 @@ static py_state *load_state(void)
     return st;
 }
 
-START_TEST(families)
+START_TEST(id_classes)
 {
     py_state *st = load_state();
-    ck_assert_str_eq(py_name_family(st, "adapter_ids", 11), "adapter");
-    ck_assert_str_eq(py_name_family(st, "expert_ids", 10), "expert");
-    ck_assert_str_eq(py_name_family(st, "positions", 9), "position");
-    ck_assert_str_eq(py_name_family(st, "position_ids", 12), "position");
-    ck_assert_str_eq(py_name_family(st, "input_ids", 9), "token");
-    ck_assert_str_eq(py_name_family(st, "slot_mapping", 12), "slot");
-    ck_assert_str_eq(py_name_family(st, "lora_idx", 8), "adapter");
-    ck_assert_str_eq(py_name_family(st, "LoRA_Index", 10), "adapter");  /* segments case-insensitively */
-    ck_assert_ptr_null(py_name_family(st, "position", 8));               /* a coordinate as often */
-    ck_assert_ptr_null(py_name_family(st, "pos_embed", 9));
-    ck_assert_ptr_null(py_name_family(st, "token_embeddings", 16));
-    ck_assert_ptr_null(py_name_family(st, "compose", 7));
-    ck_assert_ptr_null(py_name_family(NULL, "adapter_ids", 11));         /* no vocabulary: no ids */
-    const id_family *f = id_vocab_family(st->ids, "adapter");
+    ck_assert_str_eq(py_name_id_class(st, "adapter_ids", 11), "adapter");
+    ck_assert_str_eq(py_name_id_class(st, "expert_ids", 10), "expert");
+    ck_assert_str_eq(py_name_id_class(st, "positions", 9), "position");
+    ck_assert_str_eq(py_name_id_class(st, "position_ids", 12), "position");
+    ck_assert_str_eq(py_name_id_class(st, "input_ids", 9), "token");
+    ck_assert_str_eq(py_name_id_class(st, "slot_mapping", 12), "slot");
+    ck_assert_str_eq(py_name_id_class(st, "lora_idx", 8), "adapter");
+    ck_assert_str_eq(py_name_id_class(st, "LoRA_Index", 10), "adapter");  /* segments case-insensitively */
+    ck_assert_ptr_null(py_name_id_class(st, "position", 8));               /* a coordinate as often */
+    ck_assert_ptr_null(py_name_id_class(st, "pos_embed", 9));
+    ck_assert_ptr_null(py_name_id_class(st, "token_embeddings", 16));
+    ck_assert_ptr_null(py_name_id_class(st, "compose", 7));
+    ck_assert_ptr_null(py_name_id_class(NULL, "adapter_ids", 11));         /* no vocabulary: no ids */
+    const id_class *f = id_vocab_class(st->ids, "adapter");
     ck_assert_str_eq(f->bounds.v[0].key, "num_adapters");
     ck_assert(!f->bounds.v[0].count);
-    f = id_vocab_family(st->ids, "position");
+    f = id_vocab_class(st->ids, "position");
     ck_assert_str_eq(f->bounds.v[0].key, "max_model_len");
     ck_assert(f->bounds.v[0].count);
     py_state_free(st);
 }
 END_TEST
 
-/* The Python front end and the resolver read one id vocabulary, so they see the same families: an
+/* The Python front end and the resolver read one id vocabulary, so they see the same id classes: an
  * identifier of every family is named by the front end, and the resolver gives that family each
  * range the front end may bind such a value to, counted the same way (a count n: ids up to n - 1;
  * a largest id n: up to n). Before the table was shared, the front end bounded adapters by
  * num_loras and slots by num_slots, which the resolver gave no family, and the resolver knew
  * n_routed_experts and max_seq_len, which the front end never chose. */
-START_TEST(front_end_and_resolver_see_the_same_families)
+START_TEST(front_end_and_resolver_see_the_same_id_classes)
 {
     py_state *st = load_state();
     const id_vocab *v = st->ids;
-    ck_assert_uint_eq(v->families.n, 5);
-    for (size_t i = 0; i < v->families.n; i++) {
-        const id_family *f = &v->families.v[i];
+    ck_assert_uint_eq(v->classes.n, 5);
+    for (size_t i = 0; i < v->classes.n; i++) {
+        const id_class *f = &v->classes.v[i];
         ck_assert_uint_ge(f->words.n, 1);
         ck_assert_uint_ge(f->bounds.n, 1);
         ck_assert_uint_ge(f->id_names.n, 1);
         char name[64];
         snprintf(name, sizeof name, "%s_ids", f->words.v[f->words.n - 1]);
-        ck_assert_str_eq(py_name_family(st, name, strlen(name)), f->name);
+        ck_assert_str_eq(py_name_id_class(st, name, strlen(name)), f->name);
         for (size_t k = 0; k < f->bounds.n; k++) {
             id_range_kind rk = id_vocab_range_kind(v, f->bounds.v[k].key);
-            ck_assert_ptr_nonnull(rk.family);
+            ck_assert_ptr_nonnull(rk.id_class);
             ck_assert(!rk.id_name);
             ck_assert(rk.count == f->bounds.v[k].count);
             if (k == 0) /* a family's default bound is one of its own in the resolver */
-                ck_assert_str_eq(rk.family, f->name);
+                ck_assert_str_eq(rk.id_class, f->name);
         }
         for (size_t k = 0; k < f->id_names.n; k++) {
             id_range_kind rk = id_vocab_range_kind(v, f->id_names.v[k]);
-            ck_assert_str_eq(rk.family, f->name);
+            ck_assert_str_eq(rk.id_class, f->name);
             ck_assert(rk.id_name);
         }
     }
-    ck_assert_ptr_null(id_vocab_range_kind(v, "num_heads").family);
+    ck_assert_ptr_null(id_vocab_range_kind(v, "num_heads").id_class);
     /* the resolver side through the resolver itself: a declared range of each family's default
      * bound is found by family, and its largest id is what the front end's bound reaches */
-    for (size_t i = 0; i < v->families.n; i++) {
-        const id_family *f = &v->families.v[i];
+    for (size_t i = 0; i < v->classes.n; i++) {
+        const id_class *f = &v->classes.v[i];
         kv_project *proj = project_default(".");
         range_setting r = { f->bounds.v[0].key, 100, kv_loc_make(".kvlint.yaml", 2, 3, 0, 0) };
         ARENA_PUSH(proj->arena, proj->ranges, r);
@@ -151,9 +151,9 @@ START_TEST(id_vocabulary_rows)
     ck_assert_uint_eq(d.items.v[0].line, 4);
     ck_assert_uint_eq(d.items.v[1].line, 5);
     ck_assert_uint_eq(d.items.v[2].line, 8);
-    ck_assert_str_eq(id_vocab_name_family(v, "lora_ids", 8), "adapter");
-    ck_assert_uint_eq(id_vocab_family(v, "adapter")->bounds.n, 1);
-    ck_assert_uint_eq(v->families.n, 1);  /* the bad rows made no family */
+    ck_assert_str_eq(id_vocab_name_class(v, "lora_ids", 8), "adapter");
+    ck_assert_uint_eq(id_vocab_class(v, "adapter")->bounds.n, 1);
+    ck_assert_uint_eq(v->classes.n, 1);  /* the bad rows made no family */
     id_vocab_free(v);
     arena_free(a);
 }
@@ -913,8 +913,8 @@ static Suite *python_suite(void)
     Suite *s = suite_create("python");
     TCase *t = tcase_create("lexical");
     tcase_add_test(t, numbers);
-    tcase_add_test(t, families);
-    tcase_add_test(t, front_end_and_resolver_see_the_same_families);
+    tcase_add_test(t, id_classes);
+    tcase_add_test(t, front_end_and_resolver_see_the_same_id_classes);
     tcase_add_test(t, id_vocabulary_rows);
     tcase_add_test(t, suppressions);
     tcase_add_test(t, module_index);

@@ -13,9 +13,9 @@
 
 #include "python/pyeval.h"
 
-static aval call_summary_uncached(ev *e, size_t id, const args *g);
+static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g);
 
-static void eval_args(ev *e, TSNode list, args *g)
+static void eval_args(pe_ctx *e, TSNode list, args *g)
 {
     memset(g, 0, sizeof *g);
     if (ts_node_is_null(list))
@@ -90,7 +90,7 @@ static bool plain_args(const args *g)
     return true;
 }
 
-aval pe_call_summary(ev *e, size_t id, const args *g)
+aval pe_call_summary(pe_ctx *e, size_t id, const args *g)
 {
     if (id >= e->nodes.n)
         return av_unknown();
@@ -116,7 +116,7 @@ aval pe_call_summary(ev *e, size_t id, const args *g)
     return e->summaries.v[k].v;
 }
 
-static aval call_summary_uncached(ev *e, size_t id, const args *g)
+static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g)
 {
     TSNode fn = e->nodes.v[id];
     for (frame *f = e->fr; f; f = f->up)
@@ -156,7 +156,7 @@ static aval call_summary_uncached(ev *e, size_t id, const args *g)
 }
 
 /* The class a class or instance value stands for, or NULL. */
-static klass *class_of(ev *e, const aval *x)
+static klass *class_of(pe_ctx *e, const aval *x)
 {
     if ((x->tag != AV_CLASS && x->tag != AV_INSTANCE) || x->node_id >= e->node_cls.n)
         return NULL;
@@ -166,7 +166,7 @@ static klass *class_of(ev *e, const aval *x)
 /* recv.method(args) where recv is a class of this file or one of its instances: the method's
  * summary. Through the class, a method taking self gets its instance as the first argument
  * (MaskBuilder.build(obj, x)); static and class methods take the arguments as they are. */
-static bool call_method_of(ev *e, const aval *recv, const char *method, const args *g, aval *out)
+static bool call_method_of(pe_ctx *e, const aval *recv, const char *method, const args *g, aval *out)
 {
     klass *k = class_of(e, recv);
     const aval *m = k ? pe_env_get(&k->consts, method) : NULL;
@@ -196,18 +196,18 @@ static aval instance_of(const aval *cls)
     return x;
 }
 
-size_t pe_node_id(ev *e, TSNode n, klass *cls)
+size_t pe_node_id(pe_ctx *e, TSNode n, klass *cls)
 {
     ARENA_PUSH(e->s, e->nodes, n);
     ARENA_PUSH(e->s, e->node_cls, cls);
     return e->nodes.n - 1;
 }
 
-static aval eval_call(ev *e, TSNode call, written_args *written);
+static aval eval_call(pe_ctx *e, TSNode call, written_args *written);
 
 /* A call, then what its summary wrote into the caller's arguments in place (`mark(k, ids)` whose
  * body does `k[..., -1] = ...`): the caller's variable holds it from here on. */
-aval pe_eval_call(ev *e, TSNode call)
+aval pe_eval_call(pe_ctx *e, TSNode call)
 {
     written_args w;
     w.n = 0;
@@ -220,7 +220,7 @@ aval pe_eval_call(ev *e, TSNode call)
     return r;
 }
 
-static aval eval_call(ev *e, TSNode call, written_args *written)
+static aval eval_call(pe_ctx *e, TSNode call, written_args *written)
 {
     TSNode fn = pe_fld(e, call, F_function);
     TSNode an = pe_fld(e, call, F_arguments);

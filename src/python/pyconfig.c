@@ -33,7 +33,7 @@ static bool config_name(const char *s)
 }
 
 /* Is the expression objn (the object of `objn.attr`, or getattr's first argument) the config? */
-static bool is_config_object(ev *e, TSNode objn)
+static bool is_config_object(pe_ctx *e, TSNode objn)
 {
     if (pe_is(objn, "identifier"))
         return config_name(pe_raw_text(e, objn));
@@ -62,7 +62,7 @@ static bool numeric_field_name(const char *f)
     return f && py_is_config_field(f, strlen(f));
 }
 
-static aval field_value(ev *e, TSNode at, const char *field, bool has_default, double dflt)
+static aval field_value(pe_ctx *e, TSNode at, const char *field, bool has_default, double dflt)
 {
     kv_expr *x = arena_zalloc(e->a, sizeof *x);
     x->op = KX_FIELD;
@@ -74,7 +74,7 @@ static aval field_value(ev *e, TSNode at, const char *field, bool has_default, d
     return av_const(e->s, &v);
 }
 
-bool pe_config_attr(ev *e, TSNode attr_node, TSNode objn, const aval *obj, const char *attr, aval *out)
+bool pe_config_attr(pe_ctx *e, TSNode attr_node, TSNode objn, const aval *obj, const char *attr, aval *out)
 {
     if (obj->tag != AV_VALUES || obj->n != 0 || obj->tensor || !numeric_field_name(attr) || !is_config_object(e, objn))
         return false;
@@ -85,7 +85,7 @@ bool pe_config_attr(ev *e, TSNode attr_node, TSNode objn, const aval *obj, const
     return true;
 }
 
-bool pe_config_getattr(ev *e, TSNode call, const args *g, aval *out)
+bool pe_config_getattr(pe_ctx *e, TSNode call, const args *g, aval *out)
 {
     if ((g->npos != 2 && g->npos != 3) || g->nkw || g->posv[1].tag != AV_STR || !g->posv[1].str)
         return false;
@@ -100,7 +100,7 @@ bool pe_config_getattr(ev *e, TSNode call, const args *g, aval *out)
 }
 
 /* config.get("x") / config.get("x", d): a missing key gives None (no number: unknown) or d. */
-bool pe_config_get(ev *e, TSNode call, TSNode recv_node, const aval *recv, const args *g, aval *out)
+bool pe_config_get(pe_ctx *e, TSNode call, TSNode recv_node, const aval *recv, const args *g, aval *out)
 {
     if (recv->tag != AV_VALUES || recv->n != 0 || recv->tensor || (g->npos != 1 && g->npos != 2) || g->nkw)
         return false;
@@ -116,7 +116,7 @@ bool pe_config_get(ev *e, TSNode call, TSNode recv_node, const aval *recv, const
 
 /* config["x"] with a string literal: a missing key raises, so there is no default. The key is
  * evaluated only then (a subscript holding a call is evaluated once, by its own walk). */
-bool pe_config_item(ev *e, TSNode sub, TSNode objn, const aval *obj, TSNode keyn, aval *out)
+bool pe_config_item(pe_ctx *e, TSNode sub, TSNode objn, const aval *obj, TSNode keyn, aval *out)
 {
     if (obj->tag != AV_VALUES || obj->n != 0 || obj->tensor || ts_node_is_null(keyn) || !pe_is(keyn, "string") ||
         !is_config_object(e, objn))

@@ -13,7 +13,7 @@
 #include "python/pyeval.h"
 #include "util/strlist.h"
 
-dtype_ref pe_dref(ev *e, dref_kind k, TSNode at)
+dtype_ref pe_dref(pe_ctx *e, dref_kind k, TSNode at)
 {
     dtype_ref r;
     memset(&r, 0, sizeof r);
@@ -35,7 +35,7 @@ aval pe_dtype_value(dtype_ref r, bool intdtype)
 }
 
 /* The dtype row of a spelling's last dotted part: torch.int32 -> int32. */
-static const pt_entry *dtype_row(const ev *e, const char *text)
+static const pt_entry *dtype_row(const pe_ctx *e, const char *text)
 {
     if (!text)
         return NULL;
@@ -45,7 +45,7 @@ static const pt_entry *dtype_row(const ev *e, const char *text)
 }
 
 /* torch.long, torch.bool, ...: a fill or cast into them is no float construction. */
-bool pe_is_int_dtype(const ev *e, const dtype_ref *d)
+bool pe_is_int_dtype(const pe_ctx *e, const dtype_ref *d)
 {
     if (d->kind != DREF_UNKNOWN)
         return false;
@@ -54,7 +54,7 @@ bool pe_is_int_dtype(const ev *e, const dtype_ref *d)
 }
 
 /* torch.<name> as a dtype: integer/bool dtypes are ours, float names go to the numerics. */
-bool pe_torch_dtype_name(ev *e, const char *name, TSNode at, aval *out)
+bool pe_torch_dtype_name(pe_ctx *e, const char *name, TSNode at, aval *out)
 {
     const pt_entry *row = pt_lookup(e->st ? e->st->torch : NULL, PT_DTYPE, name, strlen(name));
     if (!row)
@@ -76,7 +76,7 @@ bool pe_torch_dtype_name(ev *e, const char *name, TSNode at, aval *out)
 }
 
 /* float32 / float64 by spelling: a cast into them builds no sentinel. */
-bool pe_is_wide_float(const ev *e, const dtype_ref *r)
+bool pe_is_wide_float(const pe_ctx *e, const dtype_ref *r)
 {
     if (r->kind != DREF_CONCRETE)
         return false;
@@ -95,7 +95,7 @@ dref_kind pe_dtype_kind_by_name(const char *name)
     return strstr(name, "cache_dtype") || strstr(name, "kv_dtype") ? DREF_KV : DREF_MODEL;
 }
 
-dtype_ref pe_dtype_of_aval(ev *e, const aval *x, TSNode at, bool *found)
+dtype_ref pe_dtype_of_aval(pe_ctx *e, const aval *x, TSNode at, bool *found)
 {
     *found = true;
     if (x->tag == AV_DTYPE)
@@ -113,7 +113,7 @@ dtype_ref pe_dtype_of_aval(ev *e, const aval *x, TSNode at, bool *found)
     return pe_dref(e, DREF_UNKNOWN, at);
 }
 
-bool pe_dtype_kwarg(ev *e, const args *g, dtype_ref *out, bool *intdtype)
+bool pe_dtype_kwarg(pe_ctx *e, const args *g, dtype_ref *out, bool *intdtype)
 {
     TSNode at;
     const aval *d = pe_kwarg(g, "dtype", &at);
@@ -129,7 +129,7 @@ bool pe_dtype_kwarg(ev *e, const args *g, dtype_ref *out, bool *intdtype)
 
 /* `x.dtype`: a tensor of known dtype gives it; an integer tensor an integer dtype; otherwise the
  * model's (the cache's when x is named like a cache). */
-aval pe_dtype_attr(ev *e, const aval *obj, TSNode objn, TSNode at)
+aval pe_dtype_attr(pe_ctx *e, const aval *obj, TSNode objn, TSNode at)
 {
     if (obj->tag == AV_VALUES && obj->has_dtype)
         return pe_dtype_value(obj->dtype, obj->intdtype);
@@ -143,7 +143,7 @@ aval pe_dtype_attr(ev *e, const aval *obj, TSNode objn, TSNode at)
     return pe_dtype_value(pe_dref(e, kv ? DREF_KV : DREF_MODEL, at), false);
 }
 
-aval pe_finfo_value(ev *e, const args *g, TSNode call, bool iinfo)
+aval pe_finfo_value(pe_ctx *e, const args *g, TSNode call, bool iinfo)
 {
     aval x = av_unknown();
     x.tag = AV_FINFO;
@@ -167,7 +167,7 @@ aval pe_finfo_value(ev *e, const args *g, TSNode call, bool iinfo)
 }
 
 /* torch.iinfo(D).min/max for the integer dtypes, from the width of D's row. */
-static bool iinfo_bound(const ev *e, const char *dtext, bool max, double *out)
+static bool iinfo_bound(const pe_ctx *e, const char *dtext, bool max, double *out)
 {
     bool u = false;
     int bits = pt_int_bits(dtype_row(e, dtext), &u);
@@ -177,7 +177,7 @@ static bool iinfo_bound(const ev *e, const char *dtext, bool max, double *out)
     return true;
 }
 
-aval pe_finfo_attr(ev *e, const aval *f, const char *attr, TSNode at)
+aval pe_finfo_attr(pe_ctx *e, const aval *f, const char *attr, TSNode at)
 {
     value_sym sym = strcmp(attr, "min") == 0 ? SYM_FINFO_MIN : strcmp(attr, "max") == 0 ? SYM_FINFO_MAX
                     : strcmp(attr, "eps") == 0 ? SYM_FINFO_EPS : strcmp(attr, "tiny") == 0 ? SYM_FINFO_TINY

@@ -164,7 +164,9 @@ typedef struct frame {
     struct frame *up;
 } frame;
 
-typedef struct ev {
+/* The Python evaluator's state while it analyses one file (or a module that file imports). In check/
+ * "ev_" names the rule evaluation's helpers; here the evaluator is "pe_". */
+typedef struct pe_ctx {
     const char *path;
     const char *src;
     size_t len;
@@ -186,13 +188,13 @@ typedef struct ev {
     int decl_group;
     klass *orphans;            /* methods found outside a class (syntax errors) */
     ARENA_VEC(summary) summaries; /* per node id: the summary of a call without known arguments */
-    struct pe_modules *mods;   /* other files loaded for imported calls, shared by every ev of
+    struct pe_modules *mods;   /* other files loaded for imported calls, shared by every pe_ctx of
                                 * one file's analysis (pymodule.c); NULL until the first */
     int module_depth;          /* 0 for the analysed file, 1 for a module it imports, ... */
     TSFieldId fields[F_COUNT];
     const unsigned char *kinds;   /* node_kind by symbol id (py_state's, or this file's) */
     uint32_t nkinds;
-} ev;
+} pe_ctx;
 
 /* The arguments of one call, evaluated left to right. */
 typedef struct args {
@@ -211,20 +213,20 @@ typedef struct args {
 extern const char *const pe_field_names[F_COUNT];
 
 /* ---- tree access, text and locations (pytree.c) ---- */
-TSNode pe_fld(const ev *e, TSNode n, fid f);
-TSNode *pe_kids(ev *e, TSNode n, uint32_t *count);
+TSNode pe_fld(const pe_ctx *e, TSNode n, fid f);
+TSNode *pe_kids(pe_ctx *e, TSNode n, uint32_t *count);
 bool pe_is(TSNode n, const char *type);
-kv_loc pe_loc_of(const ev *e, TSNode n);
-const char *pe_text_of(ev *e, TSNode n);
-const char *pe_raw_text(ev *e, TSNode n);
-const char *pe_dotted(ev *e, TSNode n);
-const char *pe_base_name(ev *e, TSNode n);
-bool pe_budget_ok(ev *e);
+kv_loc pe_loc_of(const pe_ctx *e, TSNode n);
+const char *pe_text_of(pe_ctx *e, TSNode n);
+const char *pe_raw_text(pe_ctx *e, TSNode n);
+const char *pe_dotted(pe_ctx *e, TSNode n);
+const char *pe_base_name(pe_ctx *e, TSNode n);
+bool pe_budget_ok(pe_ctx *e);
 /* The one nesting guard of the walkers: false (and e->too_deep set) at MAX_DEPTH. */
-bool pe_depth_ok(ev *e);
+bool pe_depth_ok(pe_ctx *e);
 const char *pe_last_dotted(const char *s);
-bool pe_same_bytes(const ev *e, TSNode a, TSNode b);
-node_kind pe_kind(const ev *e, TSNode n);
+bool pe_same_bytes(const pe_ctx *e, TSNode a, TSNode b);
+node_kind pe_kind(const pe_ctx *e, TSNode n);
 
 /* ---- environments, bindings, assignment targets, parameters, imports (pyscope.c) ---- */
 const aval *pe_env_find_n(const env *en, const char *s, size_t n, uint32_t h);
@@ -232,96 +234,96 @@ const aval *pe_env_get(const env *en, const char *name);
 void pe_env_set(kv_arena *a, env *en, const char *name, aval v);
 env pe_env_copy(kv_arena *a, const env *en);
 env pe_env_join(kv_arena *a, const env *x, const env *y);
-const char *pe_self_key(ev *e, TSNode attr_node);
-aval pe_lookup_self(ev *e, const char *key, TSNode at);
-void pe_set_name(ev *e, const char *name, aval v);
-const char *pe_var_key(ev *e, TSNode n);
-aval pe_lookup_key(ev *e, const char *key, TSNode at);
-void pe_update_key(ev *e, const char *key, aval v);
-void pe_write_into(ev *e, TSNode target, aval x, TSNode at, const char *what);
-void pe_assign(ev *e, TSNode target, aval v, TSNode at);
-void pe_bind_imports(ev *e, TSNode n);
-void pe_bind_params(ev *e, TSNode fn, const args *g);
+const char *pe_self_key(pe_ctx *e, TSNode attr_node);
+aval pe_lookup_self(pe_ctx *e, const char *key, TSNode at);
+void pe_set_name(pe_ctx *e, const char *name, aval v);
+const char *pe_var_key(pe_ctx *e, TSNode n);
+aval pe_lookup_key(pe_ctx *e, const char *key, TSNode at);
+void pe_update_key(pe_ctx *e, const char *key, aval v);
+void pe_write_into(pe_ctx *e, TSNode target, aval x, TSNode at, const char *what);
+void pe_assign(pe_ctx *e, TSNode target, aval v, TSNode at);
+void pe_bind_imports(pe_ctx *e, TSNode n);
+void pe_bind_params(pe_ctx *e, TSNode fn, const args *g);
 /* Whether the first parameter of the function definition fn is named self. */
-bool pe_first_param_is_self(ev *e, TSNode fn);
+bool pe_first_param_is_self(pe_ctx *e, TSNode fn);
 /* The constant NAME exported by the scanned file MODULE names (`from M import NAME`, `M.NAME`). */
-bool pe_module_constant(ev *e, const char *module, const char *name, aval *out);
+bool pe_module_constant(pe_ctx *e, const char *module, const char *name, aval *out);
 
 /* ---- dtypes: names, objects, classes, dtype=, finfo/iinfo (pydtype.c) ---- */
-dtype_ref pe_dref(ev *e, dref_kind k, TSNode at);
+dtype_ref pe_dref(pe_ctx *e, dref_kind k, TSNode at);
 aval pe_dtype_value(dtype_ref r, bool intdtype);
-bool pe_is_int_dtype(const ev *e, const dtype_ref *d);
-bool pe_is_wide_float(const ev *e, const dtype_ref *r);
-bool pe_torch_dtype_name(ev *e, const char *name, TSNode at, aval *out);
+bool pe_is_int_dtype(const pe_ctx *e, const dtype_ref *d);
+bool pe_is_wide_float(const pe_ctx *e, const dtype_ref *r);
+bool pe_torch_dtype_name(pe_ctx *e, const char *name, TSNode at, aval *out);
 bool pe_dtype_by_name(const char *name);
 dref_kind pe_dtype_kind_by_name(const char *name);
 /* What a value means as a dtype argument; *found is false when it is not one. */
-dtype_ref pe_dtype_of_aval(ev *e, const aval *x, TSNode at, bool *found);
+dtype_ref pe_dtype_of_aval(pe_ctx *e, const aval *x, TSNode at, bool *found);
 /* The dtype= keyword of a call, if given (*intdtype: an integer or bool dtype). */
-bool pe_dtype_kwarg(ev *e, const args *g, dtype_ref *out, bool *intdtype);
+bool pe_dtype_kwarg(pe_ctx *e, const args *g, dtype_ref *out, bool *intdtype);
 /* `obj.dtype` (objn the object's node, at the attribute's). */
-aval pe_dtype_attr(ev *e, const aval *obj, TSNode objn, TSNode at);
-aval pe_finfo_value(ev *e, const args *g, TSNode call, bool iinfo);
-aval pe_finfo_attr(ev *e, const aval *f, const char *attr, TSNode at);
+aval pe_dtype_attr(pe_ctx *e, const aval *obj, TSNode objn, TSNode at);
+aval pe_finfo_value(pe_ctx *e, const args *g, TSNode call, bool iinfo);
+aval pe_finfo_attr(pe_ctx *e, const aval *f, const char *attr, TSNode at);
 
 /* ---- the torch model: calls of torch functions and tensor methods by grammars/python/torch.tsv (pytorch.c) ---- */
-aval pe_torch_function(ev *e, const char *f, TSNode call, const args *g);
-aval pe_tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m, const args *g);
+aval pe_torch_function(pe_ctx *e, const char *f, TSNode call, const args *g);
+aval pe_tensor_method(pe_ctx *e, TSNode call, TSNode recv, aval x, const char *m, const args *g);
 
 /* ---- integer id classes of names (pyids.c) ---- */
-aval pe_id_class_value(ev *e, const char *idc, TSNode at);
-aval pe_refine_id_class(ev *e, const char *name, aval x, TSNode at);
-aval pe_default_for_name(ev *e, const char *name, TSNode at);
+aval pe_id_class_value(pe_ctx *e, const char *idc, TSNode at);
+aval pe_refine_id_class(pe_ctx *e, const char *name, aval x, TSNode at);
+aval pe_default_for_name(pe_ctx *e, const char *name, TSNode at);
 
 /* ---- facts: stores at sinks, constructions, int-casts, arithmetic, dtype declarations (pystore.c) ---- */
-aval pe_constructions_for(ev *e, construction_kind k, const char *api, TSNode at, aval x, const dtype_ref *d);
-void pe_emit_intcast(ev *e, const char *api, TSNode at, const aval *x, const dtype_ref *d);
-void pe_emit_arith(ev *e, arith_kind k, TSNode at, const kv_value *a, const kv_value *b, const dtype_ref *d);
+aval pe_constructions_for(pe_ctx *e, construction_kind k, const char *api, TSNode at, aval x, const dtype_ref *d);
+void pe_emit_intcast(pe_ctx *e, const char *api, TSNode at, const aval *x, const dtype_ref *d);
+void pe_emit_arith(pe_ctx *e, arith_kind k, TSNode at, const kv_value *a, const kv_value *b, const dtype_ref *d);
 /* A sum or difference: a_negated / b_negated say which operand enters with a minus sign. */
-void pe_emit_arith_signed(ev *e, arith_kind k, TSNode at, const kv_value *a, bool a_negated, const kv_value *b,
+void pe_emit_arith_signed(pe_ctx *e, arith_kind k, TSNode at, const kv_value *a, bool a_negated, const kv_value *b,
                           bool b_negated, const dtype_ref *d);
-void pe_store_direct(ev *e, TSNode at, const char *cache, TSNode tensor, aval x);
+void pe_store_direct(pe_ctx *e, TSNode at, const char *cache, TSNode tensor, aval x);
 /* A call of a class-sink instance (self.attn(q, k, v)): its key and value stored if the call binds to
  * the class's forward signature. */
-void pe_store_sink_call(ev *e, const py_sink *s, const char *callee, TSNode call, const args *g);
+void pe_store_sink_call(pe_ctx *e, const py_sink *s, const char *callee, TSNode call, const args *g);
 /* If the call fn(...) (fn as written; recv the value of its receiver when fn is an attribute) is a
  * table sink, store its key and value and return true. origin: callee, or an imported name's origin. */
-bool pe_sink_call(ev *e, TSNode call, TSNode fn, const aval *recv, const char *callee, const char *origin,
+bool pe_sink_call(pe_ctx *e, TSNode call, TSNode fn, const aval *recv, const char *callee, const char *origin,
                   const args *g);
-void pe_dtype_decls(ev *e, const char *callee_last, const char *origin, const args *g);
-aval pe_class_instance(ev *e, const char *class_name, TSNode call, const args *g);
+void pe_dtype_decls(pe_ctx *e, const char *callee_last, const char *origin, const args *g);
+aval pe_class_instance(pe_ctx *e, const char *class_name, TSNode call, const args *g);
 
 /* ---- calls: arguments, dispatch, summaries of functions of this file (pycall.c) ---- */
 const aval *pe_kwarg(const args *g, const char *name, TSNode *node);
 const aval *pe_arg(const args *g, int pos, const char *kw, TSNode *node);
-size_t pe_node_id(ev *e, TSNode n, klass *cls);
-aval pe_eval_call(ev *e, TSNode call);
+size_t pe_node_id(pe_ctx *e, TSNode n, klass *cls);
+aval pe_eval_call(pe_ctx *e, TSNode call);
 /* The summary of a call of the function or method with node id `id` (of e's file). */
-aval pe_call_summary(ev *e, size_t id, const args *g);
+aval pe_call_summary(pe_ctx *e, size_t id, const args *g);
 
 /* ---- functions imported from other scanned files (pymodule.c) ---- */
 /* origin is the dotted name a call reaches through imports (`.masks.make_mask`, `pkg.masks.f`):
  * if it is a top-level function of a scanned file, *out is the summary of this call evaluated in
  * that file, and true is returned. */
-bool pe_call_imported(ev *e, const char *origin, TSNode call, const args *g, aval *out);
+bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g, aval *out);
 /* Release the modules loaded for e's file (their trees and parsers). */
-void pe_modules_free(ev *e);
+void pe_modules_free(pe_ctx *e);
 
 /* ---- expressions (pyexpr.c) ---- */
-aval pe_stepf(ev *e, const aval *x, TSNode at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-kv_value pe_value_make(ev *e, value_kind k, double lo, double hi, TSNode at);
-aval pe_number_value(ev *e, double x, TSNode at);
-aval pe_eval(ev *e, TSNode n);
+aval pe_stepf(pe_ctx *e, const aval *x, TSNode at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+kv_value pe_value_make(pe_ctx *e, value_kind k, double lo, double hi, TSNode at);
+aval pe_number_value(pe_ctx *e, double x, TSNode at);
+aval pe_eval(pe_ctx *e, TSNode n);
 
 /* ---- checkpoint config fields (pyconfig.c) ---- */
 /* `objn.attr` on the model's config object: a symbolic field value in *out. */
-bool pe_config_attr(ev *e, TSNode attr_node, TSNode objn, const aval *obj, const char *attr, aval *out);
+bool pe_config_attr(pe_ctx *e, TSNode attr_node, TSNode objn, const aval *obj, const char *attr, aval *out);
 /* getattr(config, "x"[, constant default]): a symbolic field value in *out. */
-bool pe_config_getattr(ev *e, TSNode call, const args *g, aval *out);
+bool pe_config_getattr(pe_ctx *e, TSNode call, const args *g, aval *out);
 /* config.get("x"[, d]) (recv: the receiver's value, unknown) and config["x"] (keyn: the subscript,
  * a string literal), as pe_config_getattr. */
-bool pe_config_get(ev *e, TSNode call, TSNode recv_node, const aval *recv, const args *g, aval *out);
-bool pe_config_item(ev *e, TSNode sub, TSNode objn, const aval *obj, TSNode keyn, aval *out);
+bool pe_config_get(pe_ctx *e, TSNode call, TSNode recv_node, const aval *recv, const args *g, aval *out);
+bool pe_config_item(pe_ctx *e, TSNode sub, TSNode objn, const aval *obj, TSNode keyn, aval *out);
 
 /* ---- which parts of a file to parse (pyslice.c) ---- */
 /* The parts of a file that can hold a fact (pyslice.c), as sorted, disjoint tree-sitter ranges in
@@ -335,6 +337,6 @@ TSRange *py_slice(const py_state *st, const fe_context *ctx, const char *path, c
  * adjacent ones merged) as tree-sitter ranges with their rows and columns, in a (pyslice.c). */
 TSRange *py_ts_ranges(const char *data, size_t len, py_range *r, size_t k, kv_arena *a, uint32_t *count);
 /* ---- statements and the file (pystmt.c) ---- */
-void pe_exec_block(ev *e, TSNode n);
+void pe_exec_block(pe_ctx *e, TSNode n);
 
 #endif

@@ -13,7 +13,7 @@
 #include "util/hash.h"
 
 /* av_step with a formatted description, formatted only when there is a value to carry it. */
-aval pe_stepf(ev *e, const aval *x, TSNode at, const char *fmt, ...)
+aval pe_stepf(pe_ctx *e, const aval *x, TSNode at, const char *fmt, ...)
 {
     if (x->tag != AV_VALUES || x->n == 0)
         return *x;
@@ -24,7 +24,7 @@ aval pe_stepf(ev *e, const aval *x, TSNode at, const char *fmt, ...)
     return av_step(e->s, e->a, x, pe_loc_of(e, at), what);
 }
 
-kv_value pe_value_make(ev *e, value_kind k, double lo, double hi, TSNode at)
+kv_value pe_value_make(pe_ctx *e, value_kind k, double lo, double hi, TSNode at)
 {
     kv_value v;
     memset(&v, 0, sizeof v);
@@ -37,14 +37,14 @@ kv_value pe_value_make(ev *e, value_kind k, double lo, double hi, TSNode at)
     return v;
 }
 
-aval pe_number_value(ev *e, double x, TSNode at)
+aval pe_number_value(pe_ctx *e, double x, TSNode at)
 {
     value_kind k = fabs(x) >= PY_SENTINEL_MAGNITUDE ? VK_SENTINEL : VK_FLOAT;
     kv_value v = pe_value_make(e, k, x, x, at);
     return av_const(e->s, &v);
 }
 
-static aval eval_string(ev *e, TSNode n)
+static aval eval_string(pe_ctx *e, TSNode n)
 {
     /* string_start string_content? string_end: a plain literal; anything else is unknown */
     uint32_t k = ts_node_named_child_count(n);
@@ -64,7 +64,7 @@ static aval eval_string(ev *e, TSNode n)
     return x;
 }
 
-static aval eval_attribute(ev *e, TSNode n)
+static aval eval_attribute(pe_ctx *e, TSNode n)
 {
     const char *key = pe_self_key(e, n);
     if (key)
@@ -123,7 +123,7 @@ static aval eval_attribute(ev *e, TSNode n)
     return av_unknown();
 }
 
-static aval eval_identifier(ev *e, TSNode n)
+static aval eval_identifier(pe_ctx *e, TSNode n)
 {
     uint32_t b = ts_node_start_byte(n), t = ts_node_end_byte(n);
     const char *s = e->src + b;
@@ -140,7 +140,7 @@ static aval eval_identifier(ev *e, TSNode n)
 /* Whether the value of the sum n is only ever compared: `a + b == 0`, or `x = a + b` directly
  * followed by `x = x == 0` (transformers' _update_causal_mask builds its padding test so). A sum
  * that overflows to -inf orders and compares exactly as the finite sum would, so it is no hazard. */
-static bool sum_only_compared(ev *e, TSNode n)
+static bool sum_only_compared(pe_ctx *e, TSNode n)
 {
     TSNode p = ts_node_parent(n);
     while (!ts_node_is_null(p) && pe_is(p, "parenthesized_expression"))
@@ -194,7 +194,7 @@ static const kv_value *pure_infinity(const aval *x)
 /* Whether the factor n (value x) can be 0 somewhere: a mask or comparison (binary, unless it is
  * the constant 1), `c - m` / `m - c` of a constant and an unknown (1 - keep is 0 where keep is 1),
  * or a tensor of unknown values. A known constant or value set without 0 cannot. */
-static bool may_be_zero(ev *e, TSNode n, const aval *x)
+static bool may_be_zero(pe_ctx *e, TSNode n, const aval *x)
 {
     while (!ts_node_is_null(n) && pe_is(n, "parenthesized_expression") && ts_node_named_child_count(n))
         n = ts_node_named_child(n, 0);
@@ -220,7 +220,7 @@ static bool may_be_zero(ev *e, TSNode n, const aval *x)
 }
 
 /* (1 - mask) * float("-inf"): 0 * inf is NaN wherever the factor is 0, in every dtype. */
-static void zero_times_inf(ev *e, TSNode n, TSNode ln, const aval *l, TSNode rn, const aval *r)
+static void zero_times_inf(pe_ctx *e, TSNode n, TSNode ln, const aval *l, TSNode rn, const aval *r)
 {
     const kv_value *inf = pure_infinity(r);
     TSNode factor = ln;
@@ -239,7 +239,7 @@ static void zero_times_inf(ev *e, TSNode n, TSNode ln, const aval *l, TSNode rn,
     pe_emit_arith(e, ARITH_ZERO_TIMES_INF, n, &zero, inf, &d);
 }
 
-static aval eval_binary(ev *e, TSNode n)
+static aval eval_binary(pe_ctx *e, TSNode n)
 {
     TSNode ln = pe_fld(e, n, F_left), rn = pe_fld(e, n, F_right), on = pe_fld(e, n, F_operator);
     aval l = pe_eval(e, ln), r = pe_eval(e, rn);
@@ -295,7 +295,7 @@ static aval eval_binary(ev *e, TSNode n)
     return av_arith(e->s, e->a, op, &l, &r, pe_loc_of(e, n), pe_text_of(e, n));
 }
 
-static aval eval_seq(ev *e, TSNode n)
+static aval eval_seq(pe_ctx *e, TSNode n)
 {
     uint32_t k;
     TSNode *ks = pe_kids(e, n, &k);
@@ -318,7 +318,7 @@ static aval eval_seq(ev *e, TSNode n)
 }
 
 /* Comprehensions: bind the loop targets to unknowns and evaluate the element once, for facts. */
-static aval eval_comprehension(ev *e, TSNode n)
+static aval eval_comprehension(pe_ctx *e, TSNode n)
 {
     env saved = pe_env_copy(e->s, e->cur);
     uint32_t k = ts_node_named_child_count(n);
@@ -335,14 +335,14 @@ static aval eval_comprehension(ev *e, TSNode n)
     return av_unknown();
 }
 
-static aval eval_number(ev *e, TSNode n)
+static aval eval_number(pe_ctx *e, TSNode n)
 {
     double x;
     uint32_t b = ts_node_start_byte(n), z = ts_node_end_byte(n);
     return py_parse_number(e->src + b, z - b, &x) ? pe_number_value(e, x, n) : av_unknown();
 }
 
-static aval eval_comparison(ev *e, TSNode n)
+static aval eval_comparison(pe_ctx *e, TSNode n)
 {
     bool tensor = false;
     uint32_t k;
@@ -354,7 +354,7 @@ static aval eval_comparison(ev *e, TSNode n)
     return x;
 }
 
-static aval eval_subscript(ev *e, TSNode n)
+static aval eval_subscript(pe_ctx *e, TSNode n)
 {
     aval v = pe_eval(e, pe_fld(e, n, F_value));
     if (v.tag == AV_SEQ) {
@@ -371,7 +371,7 @@ static aval eval_subscript(ev *e, TSNode n)
     return v.tag == AV_VALUES && v.tensor ? v : av_unknown();
 }
 
-static aval eval_unary(ev *e, TSNode n)
+static aval eval_unary(pe_ctx *e, TSNode n)
 {
     TSNode op = ts_node_child(n, 0);
     aval x = pe_eval(e, pe_fld(e, n, F_argument));
@@ -388,7 +388,7 @@ static aval eval_unary(ev *e, TSNode n)
     return x;
 }
 
-static aval eval_dictionary(ev *e, TSNode n)
+static aval eval_dictionary(pe_ctx *e, TSNode n)
 {
     uint32_t k;
     TSNode *ks = pe_kids(e, n, &k);
@@ -399,7 +399,7 @@ static aval eval_dictionary(ev *e, TSNode n)
 }
 
 /* a if c else b: both sides joined (the condition evaluated in between, as Python reads it) */
-static aval eval_conditional(ev *e, TSNode n)
+static aval eval_conditional(pe_ctx *e, TSNode n)
 {
     if (ts_node_named_child_count(n) < 3)
         return av_unknown();
@@ -409,19 +409,19 @@ static aval eval_conditional(ev *e, TSNode n)
     return av_join(e->s, &a, &b);
 }
 
-static aval eval_join2(ev *e, TSNode x, TSNode y)
+static aval eval_join2(pe_ctx *e, TSNode x, TSNode y)
 {
     aval a = pe_eval(e, x), b = pe_eval(e, y);
     return av_join(e->s, &a, &b);
 }
 
 /* The first named child's value (parentheses, await), unknown if there is none. */
-static aval eval_inside(ev *e, TSNode n)
+static aval eval_inside(pe_ctx *e, TSNode n)
 {
     return ts_node_named_child_count(n) ? pe_eval(e, ts_node_named_child(n, 0)) : av_unknown();
 }
 
-static aval eval_inner(ev *e, TSNode n)
+static aval eval_inner(pe_ctx *e, TSNode n)
 {
     switch (pe_kind(e, n)) {
     case NK_identifier: return eval_identifier(e, n);
@@ -456,7 +456,7 @@ static aval eval_inner(ev *e, TSNode n)
     }
 }
 
-aval pe_eval(ev *e, TSNode n)
+aval pe_eval(pe_ctx *e, TSNode n)
 {
     if (ts_node_is_null(n) || !pe_depth_ok(e) || !pe_budget_ok(e))
         return av_unknown();

@@ -11,7 +11,7 @@
 /* The bound of an id class's ids: the first of its bounds (grammars/ids.tsv) that the module, class
  * or function defines, else its first; a count n bounds ids by n - 1. NULL: the id class has none.
  * Returned in the file's facts arena (the vocabulary does not outlive the scan). */
-static const char *choose_bound(ev *e, const char *idc, double *add)
+static const char *choose_bound(pe_ctx *e, const char *idc, double *add)
 {
     const id_class *f = id_vocab_class(e->st ? e->st->ids : NULL, idc);
     if (!f || !f->bounds.n) {
@@ -33,7 +33,7 @@ static const char *choose_bound(ev *e, const char *idc, double *add)
 }
 
 /* An id named by its id class (adapter_ids, positions, ...): [0, bound]. */
-aval pe_id_class_value(ev *e, const char *idc, TSNode at)
+aval pe_id_class_value(pe_ctx *e, const char *idc, TSNode at)
 {
     kv_value v = pe_value_make(e, VK_INTEGER, 0, 0, at);
     v.id_class = arena_strdup(e->a, idc);
@@ -46,7 +46,7 @@ aval pe_id_class_value(ev *e, const char *idc, TSNode at)
 }
 
 /* Name each unbounded integer of x after the id class of the variable it is assigned to. */
-aval pe_refine_id_class(ev *e, const char *name, aval x, TSNode at)
+aval pe_refine_id_class(pe_ctx *e, const char *name, aval x, TSNode at)
 {
     const char *idc = py_name_id_class(e->st, name, strlen(name));
     if (!idc || x.tag != AV_VALUES)
@@ -70,7 +70,7 @@ aval pe_refine_id_class(ev *e, const char *name, aval x, TSNode at)
 }
 
 /* What a name means when nothing in the file binds it. */
-aval pe_default_for_name(ev *e, const char *name, TSNode at)
+aval pe_default_for_name(pe_ctx *e, const char *name, TSNode at)
 {
     const pt_entry *mod = pt_lookup(e->st ? e->st->torch : NULL, PT_MODULE, name, strlen(name));
     if (mod) {  /* torch, F, np, math: the module rows of grammars/python/torch.tsv */

@@ -51,7 +51,7 @@ typedef struct loaded {
     bool owns_data;             /* data is this file's (else the run's cache holds it) */
     TSTree *tree;               /* this file's copy */
     size_t bytes;               /* source bytes of the parsed ranges */
-    ev *ev;                     /* NULL if it could not be loaded */
+    pe_ctx *eval;               /* NULL if it could not be loaded */
 } loaded;
 
 struct pe_modules {
@@ -61,7 +61,7 @@ struct pe_modules {
     loaded v[MAX_MODULES];
 };
 
-static struct pe_modules *modules(ev *e)
+static struct pe_modules *modules(pe_ctx *e)
 {
     if (!e->mods)
         e->mods = arena_zalloc(e->s, sizeof *e->mods);
@@ -70,7 +70,7 @@ static struct pe_modules *modules(ev *e)
 
 /* The parts of the module a call of f needs: its prologue, f, and the functions of the file f
  * calls (transitively, at most MAX_FUNCS), as sorted, disjoint tree-sitter ranges. */
-static TSRange *needed_ranges(ev *e, const py_exports *ex, const py_func_export *f, const char *data,
+static TSRange *needed_ranges(pe_ctx *e, const py_exports *ex, const py_func_export *f, const char *data,
                               size_t len, uint32_t *count, size_t *bytes)
 {
     enum { MAX_FUNCS = 8 };
@@ -99,7 +99,7 @@ static TSRange *needed_ranges(ev *e, const py_exports *ex, const py_func_export 
 }
 
 /* Read the module's file and parse the parts f needs, into part (tree NULL if it cannot be). */
-static void parse_part(ev *e, const fe_file_index *ix, const py_func_export *f, py_modpart *part)
+static void parse_part(pe_ctx *e, const fe_file_index *ix, const py_func_export *f, py_modpart *part)
 {
     struct pe_modules *ms = modules(e);
     size_t cap = e->ctx->project && e->ctx->project->max_file_size ? e->ctx->project->max_file_size : 8 << 20;
@@ -130,7 +130,7 @@ static void parse_part(ev *e, const fe_file_index *ix, const py_func_export *f, 
 
 /* The parts f needs of the module, from the run's cache (pymodcache.c) or parsed here; slot owns
  * the tree, and the bytes unless the cache holds them. */
-static bool part_of(ev *e, loaded *slot)
+static bool part_of(pe_ctx *e, loaded *slot)
 {
     py_modcache *cache = e->st ? e->st->modcache : NULL;
     py_modpart got;
@@ -152,7 +152,7 @@ static bool part_of(ev *e, loaded *slot)
 
 /* Parse (or take from the cache) the parts f needs and evaluate the module's top level in a new
  * evaluator sharing e's arenas. NULL if over a bound or unreadable. */
-static ev *load(ev *e, loaded *slot)
+static pe_ctx *load(pe_ctx *e, loaded *slot)
 {
     struct pe_modules *ms = modules(e);
     if (!part_of(e, slot) || ms->bytes + slot->bytes > MAX_MODULE_BYTES)
@@ -163,7 +163,7 @@ static ev *load(ev *e, loaded *slot)
     dropped->path = arena_strdup(e->s, slot->ix->path);
     dropped->arena = e->s;
     diag_init(&dropped->diags, e->s);
-    ev *m = arena_zalloc(e->s, sizeof *m);
+    pe_ctx *m = arena_zalloc(e->s, sizeof *m);
     m->path = dropped->path;
     m->src = slot->data;
     m->len = len;
@@ -185,20 +185,20 @@ static ev *load(ev *e, loaded *slot)
 }
 
 /* The evaluator of the module file ix loaded for its function f, loading it on first use. */
-static ev *module_ev(ev *e, const fe_file_index *ix, const py_func_export *f)
+static pe_ctx *module_ev(pe_ctx *e, const fe_file_index *ix, const py_func_export *f)
 {
     struct pe_modules *ms = modules(e);
     for (size_t i = 0; i < ms->n; i++)
         if (ms->v[i].ix == ix && ms->v[i].fn == f)
-            return ms->v[i].ev;
+            return ms->v[i].eval;
     if (ms->n >= MAX_MODULES)
         return NULL;
     loaded *slot = &ms->v[ms->n++];
     memset(slot, 0, sizeof *slot);
     slot->ix = ix;
     slot->fn = f;
-    slot->ev = load(e, slot);
-    return slot->ev;
+    slot->eval = load(e, slot);
+    return slot->eval;
 }
 
 /* Does the call pass anything a helper without sentinel or int-cast words could carry to a
@@ -232,12 +232,12 @@ static bool args_carry_values(const args *g)
 }
 
 /* A string of a loaded module's evaluation, copied into the facts arena (NULL stays NULL). */
-static const char *keep_str(ev *e, const char *x)
+static const char *keep_str(pe_ctx *e, const char *x)
 {
     return x ? arena_strdup(e->a, x) : NULL;
 }
 
-static dtype_ref keep_dtype(ev *e, dtype_ref d)
+static dtype_ref keep_dtype(pe_ctx *e, dtype_ref d)
 {
     d.text = keep_str(e, d.text);
     d.loc.path = keep_str(e, d.loc.path);
@@ -249,7 +249,7 @@ static dtype_ref keep_dtype(ev *e, dtype_ref d)
  * keeps no construction index (that numbers the module's dropped facts, not the caller's); and
  * functions, classes and instances, numbered per evaluator, become unknown (a callback passed in
  * or a class returned would name another file's node). */
-static aval export_value(ev *e, aval x)
+static aval export_value(pe_ctx *e, aval x)
 {
     if (x.tag == AV_FUNC || x.tag == AV_CLASS || x.tag == AV_INSTANCE)
         return av_unknown();
@@ -294,7 +294,7 @@ static aval import_value(aval x)
     return x;
 }
 
-bool pe_call_imported(ev *e, const char *origin, TSNode call, const args *g, aval *out)
+bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g, aval *out)
 {
     (void)call;
     const char *dot = origin ? strrchr(origin, '.') : NULL;
@@ -305,7 +305,7 @@ bool pe_call_imported(ev *e, const char *origin, TSNode call, const args *g, ava
     const py_func_export *f = ix ? py_exported_function(ix->exports, fname) : NULL;
     if (!f || f->kernel || (!py_link_function_sentinel(e->ctx->link, ix, f) && !args_carry_values(g)))
         return false;
-    ev *m = module_ev(e, ix, f);
+    pe_ctx *m = module_ev(e, ix, f);
     const aval *fv = m ? pe_env_get(&m->module, fname) : NULL;
     if (!fv || fv->tag != AV_FUNC)
         return false;
@@ -324,7 +324,7 @@ bool pe_call_imported(ev *e, const char *origin, TSNode call, const args *g, ava
     return true;
 }
 
-void pe_modules_free(ev *e)
+void pe_modules_free(pe_ctx *e)
 {
     struct pe_modules *ms = e->mods;
     if (!ms)

@@ -12,7 +12,7 @@
 #include "python/pyeval.h"
 #include "util/hash.h"
 
-static void assign_inner(ev *e, TSNode target, aval v, TSNode at);
+static void assign_inner(pe_ctx *e, TSNode target, aval v, TSNode at);
 
 static uint32_t name_hash(const char *s)
 {
@@ -134,7 +134,7 @@ env pe_env_join(kv_arena *a, const env *x, const env *y)
     return r;
 }
 
-const char *pe_self_key(ev *e, TSNode attr_node)
+const char *pe_self_key(pe_ctx *e, TSNode attr_node)
 {
     if (!e->fr || !e->fr->self_name)
         return NULL;
@@ -144,7 +144,7 @@ const char *pe_self_key(ev *e, TSNode attr_node)
     return arena_printf(e->a, "self.%s", pe_raw_text(e, pe_fld(e, attr_node, F_attribute)));
 }
 
-aval pe_lookup_self(ev *e, const char *key, TSNode at)
+aval pe_lookup_self(pe_ctx *e, const char *key, TSNode at)
 {
     const aval *v = e->fr ? pe_env_get(&e->fr->locals, key) : NULL;
     if (v)
@@ -172,7 +172,7 @@ static mutation *mutation_of(frame *f, const char *name, bool add)
     return m;
 }
 
-void pe_set_name(ev *e, const char *name, aval v)
+void pe_set_name(pe_ctx *e, const char *name, aval v)
 {
     /* a parameter bound to a new object: later writes into it no longer reach the caller's */
     mutation *m = e->fr && e->cur == &e->fr->locals ? mutation_of(e->fr, name, false) : NULL;
@@ -183,7 +183,7 @@ void pe_set_name(ev *e, const char *name, aval v)
 
 /* Write into a local tensor in place (k[...] = x, k.masked_fill_(...)): if it is still the object a
  * parameter was bound to, the caller's argument sees the write (pycall.c applies it). */
-static void set_in_place(ev *e, const char *name, aval v)
+static void set_in_place(pe_ctx *e, const char *name, aval v)
 {
     mutation *m = e->fr && e->cur == &e->fr->locals ? mutation_of(e->fr, name, false) : NULL;
     if (m && !m->rebound) {
@@ -194,7 +194,7 @@ static void set_in_place(ev *e, const char *name, aval v)
 }
 
 /* The variable a tensor expression names (k, self.k), for in-place updates; NULL otherwise. */
-const char *pe_var_key(ev *e, TSNode n)
+const char *pe_var_key(pe_ctx *e, TSNode n)
 {
     while (pe_is(n, "subscript"))
         n = pe_fld(e, n, F_value);
@@ -205,7 +205,7 @@ const char *pe_var_key(ev *e, TSNode n)
     return NULL;
 }
 
-aval pe_lookup_key(ev *e, const char *key, TSNode at)
+aval pe_lookup_key(pe_ctx *e, const char *key, TSNode at)
 {
     if (strncmp(key, "self.", 5) == 0)
         return pe_lookup_self(e, key, at);
@@ -215,7 +215,7 @@ aval pe_lookup_key(ev *e, const char *key, TSNode at)
     return v ? *v : pe_default_for_name(e, key, at);
 }
 
-void pe_update_key(ev *e, const char *key, aval v)
+void pe_update_key(pe_ctx *e, const char *key, aval v)
 {
     if (!key)
         return;
@@ -234,7 +234,7 @@ void pe_update_key(ev *e, const char *key, aval v)
  * `pkg.consts`) names that file by its last part (pylink.c resolves it; the last binding in the file
  * wins). Any number is taken, sentinel or not: a gain of 1920 stored in fp8 matters as much as a
  * mask (KV012). */
-bool pe_module_constant(ev *e, const char *module, const char *name, aval *out)
+bool pe_module_constant(pe_ctx *e, const char *module, const char *name, aval *out)
 {
     const py_export *x = NULL;
     const char *xpath = NULL;
@@ -262,7 +262,7 @@ bool pe_module_constant(ev *e, const char *module, const char *name, aval *out)
 }
 
 /* x written into part of target (k[..., 0] = x, k.masked_fill_(m, x)): join into the variable. */
-void pe_write_into(ev *e, TSNode target, aval x, TSNode at, const char *what)
+void pe_write_into(pe_ctx *e, TSNode target, aval x, TSNode at, const char *what)
 {
     const char *cache = pe_base_name(e, target);
     if (cache && py_is_cache_name(e->st, cache, strlen(cache))) {
@@ -289,7 +289,7 @@ void pe_write_into(ev *e, TSNode target, aval x, TSNode at, const char *what)
     pe_update_key(e, key, nv);
 }
 
-void pe_assign(ev *e, TSNode target, aval v, TSNode at)
+void pe_assign(pe_ctx *e, TSNode target, aval v, TSNode at)
 {
     if (ts_node_is_null(target) || e->depth >= MAX_DEPTH)
         return;
@@ -298,7 +298,7 @@ void pe_assign(ev *e, TSNode target, aval v, TSNode at)
     e->depth--;
 }
 
-static void assign_inner(ev *e, TSNode target, aval v, TSNode at)
+static void assign_inner(pe_ctx *e, TSNode target, aval v, TSNode at)
 {
     if (pe_is(target, "identifier")) {
         const char *name = pe_raw_text(e, target);
@@ -335,7 +335,7 @@ static void assign_inner(ev *e, TSNode target, aval v, TSNode at)
     }
 }
 
-void pe_bind_imports(ev *e, TSNode n)
+void pe_bind_imports(pe_ctx *e, TSNode n)
 {
     if (pe_is(n, "import_statement")) {
         uint32_t k;
@@ -403,7 +403,7 @@ void pe_bind_imports(ev *e, TSNode n)
 /* Bind a function's parameters in the current frame: from the call's arguments (a summary), else
  * the default value, else what the name says (an id class, a dtype, a mask). The first parameter
  * of a method (self/cls) is the frame's self. */
-bool pe_first_param_is_self(ev *e, TSNode fn)
+bool pe_first_param_is_self(pe_ctx *e, TSNode fn)
 {
     TSNode ps = pe_fld(e, fn, F_parameters);
     if (ts_node_is_null(ps) || ts_node_named_child_count(ps) == 0)
@@ -414,7 +414,7 @@ bool pe_first_param_is_self(ev *e, TSNode fn)
     return pe_is(p, "identifier") && strcmp(pe_raw_text(e, p), "self") == 0;
 }
 
-void pe_bind_params(ev *e, TSNode fn, const args *g)
+void pe_bind_params(pe_ctx *e, TSNode fn, const args *g)
 {
     TSNode ps = pe_fld(e, fn, F_parameters);
     uint32_t k;

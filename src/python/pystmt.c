@@ -12,9 +12,9 @@
 
 const char *const pe_field_names[F_COUNT] = { "alias", "alternative", "argument", "arguments", "attribute", "body", "condition", "consequence", "definition", "function", "left", "module_name", "name", "object", "operator", "parameters", "right", "subscript", "value" };
 
-static void exec_stmt(ev *e, TSNode s);
+static void exec_stmt(pe_ctx *e, TSNode s);
 
-void pe_exec_block(ev *e, TSNode n)
+void pe_exec_block(pe_ctx *e, TSNode n)
 {
     if (ts_node_is_null(n))
         return;
@@ -24,7 +24,7 @@ void pe_exec_block(ev *e, TSNode n)
         exec_stmt(e, ks[i]);
 }
 
-static void exec_branches(ev *e, TSNode s)
+static void exec_branches(pe_ctx *e, TSNode s)
 {
     pe_eval(e, pe_fld(e, s, F_condition));
     env before = pe_env_copy(e->s, e->cur);
@@ -53,7 +53,7 @@ static void exec_branches(ev *e, TSNode s)
 }
 
 /* A loop body runs zero or one time (as far as this analysis is concerned). */
-static void exec_loop(ev *e, TSNode s)
+static void exec_loop(pe_ctx *e, TSNode s)
 {
     if (pe_is(s, "for_statement")) {
         aval it = pe_eval(e, pe_fld(e, s, F_right));
@@ -78,7 +78,7 @@ static void exec_loop(ev *e, TSNode s)
         pe_exec_block(e, pe_fld(e, alt, F_body));
 }
 
-static void exec_try(ev *e, TSNode s)
+static void exec_try(pe_ctx *e, TSNode s)
 {
     env before = pe_env_copy(e->s, e->cur);
     pe_exec_block(e, pe_fld(e, s, F_body));
@@ -106,7 +106,7 @@ static void exec_try(ev *e, TSNode s)
 
 /* match s: case ...: each case runs from the state before the match, and no case may match: the
  * state after is the join of all of them. Patterns bind nothing we track. */
-static void exec_match(ev *e, TSNode s)
+static void exec_match(pe_ctx *e, TSNode s)
 {
     env before = pe_env_copy(e->s, e->cur), acc = before;
     uint32_t k;
@@ -133,7 +133,7 @@ static void exec_match(ev *e, TSNode s)
     *e->cur = acc;
 }
 
-static void exec_class(ev *e, TSNode s)
+static void exec_class(pe_ctx *e, TSNode s)
 {
     klass *k = arena_zalloc(e->s, sizeof *k);
     k->name = pe_raw_text(e, pe_fld(e, s, F_name));
@@ -154,7 +154,7 @@ static void exec_class(ev *e, TSNode s)
     e->fr = saved_fr;
 }
 
-static void exec_def(ev *e, TSNode s)
+static void exec_def(pe_ctx *e, TSNode s)
 {
     const char *name = pe_raw_text(e, pe_fld(e, s, F_name));
     klass *cls = (e->cur == (e->cls ? &e->cls->consts : NULL)) ? e->cls : NULL;
@@ -180,7 +180,7 @@ static void exec_def(ev *e, TSNode s)
         ARENA_PUSH(e->s, e->queue, ((qfn){ s, cls, false }));
 }
 
-static void exec_assignment(ev *e, TSNode s)
+static void exec_assignment(pe_ctx *e, TSNode s)
 {
     TSNode right = pe_fld(e, s, F_right);
     aval v;
@@ -194,7 +194,7 @@ static void exec_assignment(ev *e, TSNode s)
         pe_assign(e, pe_fld(e, s, F_left), v, s);
 }
 
-static void exec_augmented(ev *e, TSNode s)
+static void exec_augmented(pe_ctx *e, TSNode s)
 {
     TSNode left = pe_fld(e, s, F_left);
     aval r = pe_eval(e, pe_fld(e, s, F_right));
@@ -214,7 +214,7 @@ static void exec_augmented(ev *e, TSNode s)
     }
 }
 
-static void exec_return(ev *e, TSNode s)
+static void exec_return(pe_ctx *e, TSNode s)
 {
     aval v = ts_node_named_child_count(s) ? pe_eval(e, ts_node_named_child(s, 0)) : av_unknown();
     if (e->fr) {
@@ -223,7 +223,7 @@ static void exec_return(ev *e, TSNode s)
     }
 }
 
-static void exec_with(ev *e, TSNode s)
+static void exec_with(pe_ctx *e, TSNode s)
 {
     TSNode wc = ts_node_named_child(s, 0);
     for (uint32_t i = 0; !ts_node_is_null(wc) && i < ts_node_named_child_count(wc); i++) {
@@ -255,7 +255,7 @@ static bool inert_statement(const char *t)
 
 /* Is a decorator one of a device kernel (sinks.tsv `kernel` lines: @triton.jit, @triton.autotune(...),
  * @jit imported from triton, ...)? By its spelling, or by the origin of an imported name. */
-static bool kernel_decorator(ev *e, TSNode dec)
+static bool kernel_decorator(pe_ctx *e, TSNode dec)
 {
     TSNode x = ts_node_named_child_count(dec) ? ts_node_named_child(dec, 0) : dec;
     if (!ts_node_is_null(x) && pe_kind(e, x) == NK_call)
@@ -275,7 +275,7 @@ static bool kernel_decorator(ev *e, TSNode dec)
  * registers, not tensors: `tl.full(..., -1e30, dtype=tl.float32)` is a register, and a kernel
  * stores only through pointers its launch passes. It is not evaluated at all, and its name is an
  * unknown value, so a launch `kernel[grid](k, v, ...)` is no call of it either. */
-static void exec_decorated(ev *e, TSNode s)
+static void exec_decorated(pe_ctx *e, TSNode s)
 {
     TSNode def = pe_fld(e, s, F_definition);
     uint32_t n;
@@ -288,7 +288,7 @@ static void exec_decorated(ev *e, TSNode s)
     exec_stmt(e, def);
 }
 
-static void exec_stmt(ev *e, TSNode s)
+static void exec_stmt(pe_ctx *e, TSNode s)
 {
     if (!pe_depth_ok(e) || !pe_budget_ok(e))
         return;
@@ -324,7 +324,7 @@ static void exec_stmt(ev *e, TSNode s)
     e->depth--;
 }
 
-static void analyse_function(ev *e, qfn *q)
+static void analyse_function(pe_ctx *e, qfn *q)
 {
     if (q->done)
         return;
@@ -344,7 +344,7 @@ static void analyse_function(ev *e, qfn *q)
     e->cur = &e->module;
 }
 
-static void analyse_queue(ev *e)
+static void analyse_queue(pe_ctx *e)
 {
     for (size_t i = 0; i < e->queue.n; i++) {
         qfn q = e->queue.v[i];
@@ -409,7 +409,7 @@ static TSNode first_error(TSNode n, int depth)
     return n;
 }
 
-static void note_syntax_error(ev *e, TSNode root)
+static void note_syntax_error(pe_ctx *e, TSNode root)
 {
     TSPoint p = ts_node_start_point(first_error(root, 0));
     diag_add(&e->out->diags, DIAG_NOTE, e->out->path, p.row + 1, p.column + 1,
@@ -464,7 +464,7 @@ static void analyze(const char *path, const char *data, size_t len, const fe_con
         return;
     }
     TSNode root = ts_tree_root_node(tree);
-    ev e;
+    pe_ctx e;
     memset(&e, 0, sizeof e);
     e.path = out->path;
     e.src = data;

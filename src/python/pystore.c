@@ -10,7 +10,7 @@
 
 #include "python/pyeval.h"
 
-static bool kw_spelled(ev *e, const args *g, const char *kw, const char *const *words);
+static bool kw_spelled(pe_ctx *e, const args *g, const char *kw, const char *const *words);
 
 /* ---- facts ----
  *
@@ -20,7 +20,7 @@ static bool kw_spelled(ev *e, const args *g, const char *kw, const char *const *
  * analysis (with unknown parameters) cannot see. Such facts are deduplicated (several callers may
  * pass the same constant). */
 
-static size_t emit_construction(ev *e, construction_kind k, const char *api, TSNode at, const kv_value *v,
+static size_t emit_construction(pe_ctx *e, construction_kind k, const char *api, TSNode at, const kv_value *v,
                                 const dtype_ref *d)
 {
     kv_loc here = pe_loc_of(e, at);
@@ -44,7 +44,7 @@ static size_t emit_construction(ev *e, construction_kind k, const char *api, TSN
 
 /* Record a construction for each sentinel of x (materialised in dtype d); returns x with the
  * sentinels marked so that a later store can say the construction reaches the cache. */
-aval pe_constructions_for(ev *e, construction_kind k, const char *api, TSNode at, aval x, const dtype_ref *d)
+aval pe_constructions_for(pe_ctx *e, construction_kind k, const char *api, TSNode at, aval x, const dtype_ref *d)
 {
     bool fields = false; /* a value computed from checkpoint fields may be one (check/ resolves it) */
     for (size_t i = 0; x.tag == AV_VALUES && i < x.n; i++)
@@ -59,7 +59,7 @@ aval pe_constructions_for(ev *e, construction_kind k, const char *api, TSNode at
     return x;
 }
 
-void pe_emit_intcast(ev *e, const char *api, TSNode at, const aval *x, const dtype_ref *d)
+void pe_emit_intcast(pe_ctx *e, const char *api, TSNode at, const aval *x, const dtype_ref *d)
 {
     kv_value hull;
     if (x->binary || !av_integer_hull(x, &hull))
@@ -94,12 +94,12 @@ void pe_emit_intcast(ev *e, const char *api, TSNode at, const aval *x, const dty
     ARENA_PUSH(e->a, e->out->casts, c);
 }
 
-void pe_emit_arith(ev *e, arith_kind k, TSNode at, const kv_value *a, const kv_value *b, const dtype_ref *d)
+void pe_emit_arith(pe_ctx *e, arith_kind k, TSNode at, const kv_value *a, const kv_value *b, const dtype_ref *d)
 {
     pe_emit_arith_signed(e, k, at, a, false, b, false, d);
 }
 
-void pe_emit_arith_signed(ev *e, arith_kind k, TSNode at, const kv_value *a, bool a_negated, const kv_value *b,
+void pe_emit_arith_signed(pe_ctx *e, arith_kind k, TSNode at, const kv_value *a, bool a_negated, const kv_value *b,
                           bool b_negated, const dtype_ref *d)
 {
     if (e->quiet)
@@ -118,7 +118,7 @@ void pe_emit_arith_signed(ev *e, arith_kind k, TSNode at, const kv_value *a, boo
     ARENA_PUSH(e->a, e->out->ariths, f);
 }
 
-static void emit_store(ev *e, TSNode at, store_via via, const char *sink, const py_sink *from,
+static void emit_store(pe_ctx *e, TSNode at, store_via via, const char *sink, const py_sink *from,
                        kv_operand op, latent_part part, TSNode tensor, aval x)
 {
     if (x.tag != AV_VALUES || x.n == 0)
@@ -178,7 +178,7 @@ static kv_operand operand_for_cache(const char *name)
     return OPERAND_KV;
 }
 
-void pe_store_direct(ev *e, TSNode at, const char *cache, TSNode tensor, aval x)
+void pe_store_direct(pe_ctx *e, TSNode at, const char *cache, TSNode tensor, aval x)
 {
     emit_store(e, at, SINK_DIRECT, cache, NULL, operand_for_cache(cache), LATENT_UNKNOWN, tensor, x);
 }
@@ -212,7 +212,7 @@ static const aval *bound_arg(const args *g, py_arg_ref r, TSNode *node)
     return NULL;
 }
 
-static void store_bound(ev *e, const py_sink *s, const char *callee, TSNode call, const args *g, py_arg_ref kr,
+static void store_bound(pe_ctx *e, const py_sink *s, const char *callee, TSNode call, const args *g, py_arg_ref kr,
                         py_arg_ref vr)
 {
     /* SGLang's attention backends write K/V only when save_kv_cache is true (the caller then
@@ -230,7 +230,7 @@ static void store_bound(ev *e, const py_sink *s, const char *callee, TSNode call
         emit_store(e, call, s->via, callee, s, vo, s->kv ? LATENT_ROPE : LATENT_UNKNOWN, vn, *v);
 }
 
-void pe_store_sink_call(ev *e, const py_sink *s, const char *callee, TSNode call, const args *g)
+void pe_store_sink_call(pe_ctx *e, const py_sink *s, const char *callee, TSNode call, const args *g)
 {
     py_call_shape c = shape_of(callee, PCF_VALUE, NULL, g);
     py_arg_ref kr, vr;
@@ -238,7 +238,7 @@ void pe_store_sink_call(ev *e, const py_sink *s, const char *callee, TSNode call
         store_bound(e, s, callee, call, g, kr, vr);
 }
 
-bool pe_sink_call(ev *e, TSNode call, TSNode fn, const aval *recv, const char *callee, const char *origin,
+bool pe_sink_call(pe_ctx *e, TSNode call, TSNode fn, const aval *recv, const char *callee, const char *origin,
                   const args *g)
 {
     py_call_form form = PCF_NAME;
@@ -266,7 +266,7 @@ static const struct { const char *kw; decl_key key; } decl_kwargs[] = {
 };
 
 /* Record kw = v (its value node at) as a declaration of group, if v is a literal the engine reads. */
-static void emit_decl(ev *e, kv_engine engine, const char *kw, decl_key key, const aval *v, TSNode at, int group)
+static void emit_decl(pe_ctx *e, kv_engine engine, const char *kw, decl_key key, const aval *v, TSNode at, int group)
 {
     deploy_decl d;
     memset(&d, 0, sizeof d);
@@ -303,7 +303,7 @@ static void emit_decl(ev *e, kv_engine engine, const char *kw, decl_key key, con
     ARENA_PUSH(e->a, e->out->decls, d);
 }
 
-static void emit_kwarg(ev *e, kv_engine engine, const char *kw, TSNode value, int group)
+static void emit_kwarg(pe_ctx *e, kv_engine engine, const char *kw, TSNode value, int group)
 {
     for (size_t i = 0; i < sizeof decl_kwargs / sizeof *decl_kwargs; i++)
         if (strcmp(kw, decl_kwargs[i].kw) == 0) {
@@ -314,7 +314,7 @@ static void emit_kwarg(ev *e, kv_engine engine, const char *kw, TSNode value, in
 
 /* Ray's engine_kwargs=dict(kv_cache_dtype="fp8", ...) or {"kv_cache_dtype": "fp8", ...}: written
  * out at the call (a dict built elsewhere is not followed). */
-static void engine_kwargs(ev *e, kv_engine engine, TSNode kw, int group)
+static void engine_kwargs(pe_ctx *e, kv_engine engine, TSNode kw, int group)
 {
     bool dict_call = pe_is(kw, "call") && strcmp(pe_raw_text(e, pe_fld(e, kw, F_function)), "dict") == 0;
     TSNode items = dict_call ? pe_fld(e, kw, F_arguments) : kw;
@@ -335,7 +335,7 @@ static void engine_kwargs(ev *e, kv_engine engine, TSNode kw, int group)
 
 /* Ray Serve LLM / Ray Data: LLMConfig(engine_kwargs=...) (SGLang when server_cls names SGLangServer),
  * vLLMEngineProcessorConfig(engine_kwargs=...), SGLangEngineProcessorConfig(engine_kwargs=...). */
-static bool ray_config_decls(ev *e, const char *callee_last, const args *g)
+static bool ray_config_decls(pe_ctx *e, const char *callee_last, const args *g)
 {
     bool llm = strcmp(callee_last, "LLMConfig") == 0;
     bool sgl = strcmp(callee_last, "SGLangEngineProcessorConfig") == 0;
@@ -350,7 +350,7 @@ static bool ray_config_decls(ev *e, const char *callee_last, const args *g)
 }
 
 /* LLM(..., kv_cache_dtype="fp8", dtype="half") and friends. */
-void pe_dtype_decls(ev *e, const char *callee_last, const char *origin, const args *g)
+void pe_dtype_decls(pe_ctx *e, const char *callee_last, const char *origin, const args *g)
 {
     if (e->quiet || ray_config_decls(e, callee_last, g))
         return;
@@ -374,7 +374,7 @@ void pe_dtype_decls(ev *e, const char *callee_last, const char *origin, const ar
 /* Whether a keyword argument is spelled, after its last dot, exactly as one of words
  * (`attn_type=AttentionType.ENCODER_ONLY`, `save_kv_cache=False`). Only literal spellings count:
  * a variable keeps the call what it is by default. */
-static bool kw_spelled(ev *e, const args *g, const char *kw, const char *const *words)
+static bool kw_spelled(pe_ctx *e, const args *g, const char *kw, const char *const *words)
 {
     TSNode at;
     if (!pe_kwarg(g, kw, &at) || ts_node_is_null(at))
@@ -392,13 +392,13 @@ static bool kw_spelled(ev *e, const args *g, const char *kw, const char *const *
 
 /* vLLM keeps no KV cache for encoder attention: its model runner gives ENCODER and ENCODER_ONLY
  * layers no cache spec (vllm/v1/worker/gpu_model_runner.py, get_kv_cache_spec). */
-static bool cacheless_layer(ev *e, const args *g)
+static bool cacheless_layer(pe_ctx *e, const args *g)
 {
     static const char *const encoder[] = { "ENCODER", "ENCODER_ONLY", "encoder", "encoder_only", NULL };
     return kw_spelled(e, g, "attn_type", encoder);
 }
 
-aval pe_class_instance(ev *e, const char *class_name, TSNode call, const args *g)
+aval pe_class_instance(pe_ctx *e, const char *class_name, TSNode call, const args *g)
 {
     (void)call;
     const py_sink *s = py_sink_class(e->st, class_name);

@@ -24,7 +24,7 @@ static bool bool_kwarg(const args *g)
 
 /* A sentinel materialised in dtype d, unless d is an integer dtype (no float construction then,
  * whether or not its spelling says so: idx.dtype of an integer idx). */
-static aval build_in(ev *e, construction_kind k, const char *api, TSNode at, aval x, const dtype_ref *d, bool intd)
+static aval build_in(pe_ctx *e, construction_kind k, const char *api, TSNode at, aval x, const dtype_ref *d, bool intd)
 {
     return intd ? x : pe_constructions_for(e, k, api, at, x, d);
 }
@@ -47,7 +47,7 @@ static aval as_tensor(aval x)
 }
 
 /* torch.full(size, v, dtype=D) and its relatives. */
-static aval model_fill(ev *e, const char *api, TSNode call, const aval *like, const aval *v, const args *g)
+static aval model_fill(pe_ctx *e, const char *api, TSNode call, const aval *like, const aval *v, const args *g)
 {
     dtype_ref d;
     bool intd = false, has = pe_dtype_kwarg(e, g, &d, &intd);
@@ -66,7 +66,7 @@ static aval model_fill(ev *e, const char *api, TSNode call, const aval *like, co
     return as_tensor(x);
 }
 
-static aval const_fill(ev *e, double c, TSNode call, const aval *like, const args *g)
+static aval const_fill(pe_ctx *e, double c, TSNode call, const aval *like, const args *g)
 {
     kv_value v = pe_value_make(e, VK_FLOAT, c, c, call);
     dtype_ref d;
@@ -81,7 +81,7 @@ static aval const_fill(ev *e, double c, TSNode call, const aval *like, const arg
     return as_tensor(x);
 }
 
-static aval int_source(ev *e, TSNode call, double lo, double hi, const char *hi_sym, double add, bool unknown)
+static aval int_source(pe_ctx *e, TSNode call, double lo, double hi, const char *hi_sym, double add, bool unknown)
 {
     kv_value v = pe_value_make(e, VK_INTEGER, lo, hi, call);
     v.hi_sym = hi_sym;
@@ -94,7 +94,7 @@ static aval int_source(ev *e, TSNode call, double lo, double hi, const char *hi_
 }
 
 /* arange(end) / arange(start, end): the upper bound known, symbolic (a range name) or unknown. */
-static aval arange_value(ev *e, TSNode call, const args *g)
+static aval arange_value(pe_ctx *e, TSNode call, const args *g)
 {
     TSNode endn;
     const aval *end = pe_arg(g, g->npos >= 2 ? 1 : 0, "end", &endn);
@@ -112,7 +112,7 @@ static aval arange_value(ev *e, TSNode call, const args *g)
     return int_source(e, call, lo, 0, NULL, 0, true);
 }
 
-static aval cast_to(ev *e, TSNode call, const char *api, aval x, dtype_ref d, bool intd, bool binary)
+static aval cast_to(pe_ctx *e, TSNode call, const char *api, aval x, dtype_ref d, bool intd, bool binary)
 {
     aval r = x.tag == AV_VALUES ? x : av_unknown();
     r.tensor = true;
@@ -133,7 +133,7 @@ static aval cast_to(ev *e, TSNode call, const char *api, aval x, dtype_ref d, bo
     return r;
 }
 
-static aval concrete_cast(ev *e, TSNode call, const char *api, aval x, const char *dtype_name)
+static aval concrete_cast(pe_ctx *e, TSNode call, const char *api, aval x, const char *dtype_name)
 {
     dtype_ref d = pe_dref(e, DREF_CONCRETE, call);
     d.text = arena_printf(e->a, "torch.%s", dtype_name);
@@ -144,7 +144,7 @@ static aval concrete_cast(ev *e, TSNode call, const char *api, aval x, const cha
 }
 
 /* .to(...) / .type(...): the first argument that is a dtype (or a tensor of known dtype). */
-static aval method_to(ev *e, TSNode call, const char *api, aval x, const args *g)
+static aval method_to(pe_ctx *e, TSNode call, const char *api, aval x, const args *g)
 {
     TSNode at;
     const aval *d = pe_kwarg(g, "dtype", &at);
@@ -164,7 +164,7 @@ static aval method_to(ev *e, TSNode call, const char *api, aval x, const args *g
     return found ? cast_to(e, call, api, x, r, false, false) : x;
 }
 
-static aval method_type_as(ev *e, TSNode call, const char *api, aval x, const args *g)
+static aval method_type_as(pe_ctx *e, TSNode call, const char *api, aval x, const args *g)
 {
     if (g->npos < 1)
         return x;
@@ -176,7 +176,7 @@ static aval method_type_as(ev *e, TSNode call, const char *api, aval x, const ar
     return cast_to(e, call, api, x, d, false, false);
 }
 
-static aval cat_values(ev *e, const args *g)
+static aval cat_values(pe_ctx *e, const args *g)
 {
     if (g->npos < 1)
         return av_unknown_tensor();
@@ -191,7 +191,7 @@ static aval cat_values(ev *e, const args *g)
     return r;
 }
 
-static aval where_values(ev *e, TSNode call, const aval *a, const aval *b)
+static aval where_values(pe_ctx *e, TSNode call, const aval *a, const aval *b)
 {
     aval r = av_join(e->s, a, b);
     if (r.tag != AV_VALUES)
@@ -216,7 +216,7 @@ static aval where_values(ev *e, TSNode call, const aval *a, const aval *b)
     return av_step(e->s, e->a, &r, pe_loc_of(e, call), "torch.where(...)");
 }
 
-static aval clamp_values(ev *e, aval x, const args *g, int hi_pos)
+static aval clamp_values(pe_ctx *e, aval x, const args *g, int hi_pos)
 {
     /* clamp(ids, 0, self.num_adapters): the upper bound names the range */
     TSNode mx;
@@ -249,7 +249,7 @@ typedef struct tcall {
 } tcall;
 
 /* Fill argument i of the row, or its default as a constant, or NULL. */
-static const aval *fill_arg(ev *e, const tcall *c, size_t i, aval *tmp, TSNode *at)
+static const aval *fill_arg(pe_ctx *e, const tcall *c, size_t i, aval *tmp, TSNode *at)
 {
     const pt_arg *p = pt_fill(c->row, i);
     if (!p)
@@ -265,7 +265,7 @@ static const aval *fill_arg(ev *e, const tcall *c, size_t i, aval *tmp, TSNode *
 }
 
 /* The result's dtype by the row's rule; false when it is not known. */
-static bool result_dtype(ev *e, const tcall *c, dtype_ref *d, bool *intd)
+static bool result_dtype(pe_ctx *e, const tcall *c, dtype_ref *d, bool *intd)
 {
     *intd = false;
     switch (c->row->dtype) {
@@ -302,7 +302,7 @@ static bool result_dtype(ev *e, const tcall *c, dtype_ref *d, bool *intd)
 }
 
 /* A new tensor of unknown values in the row's dtype (empty, randn, randint, new_empty). */
-static aval unknown_values(ev *e, const tcall *c)
+static aval unknown_values(pe_ctx *e, const tcall *c)
 {
     dtype_ref d;
     bool intd;
@@ -328,7 +328,7 @@ static aval reinterpret(const aval *target)
 }
 
 /* x.view(torch.uint8), x.to(D, bitcast=True): the target dtype, if the call reinterprets. */
-static bool reinterprets(ev *e, const tcall *c, const aval **target)
+static bool reinterprets(pe_ctx *e, const tcall *c, const aval **target)
 {
     *target = NULL;
     if (c->row->bits == PTB_DTYPE_ARG) {
@@ -349,7 +349,7 @@ static bool reinterprets(ev *e, const tcall *c, const aval **target)
     return false;
 }
 
-static aval apply_cast(ev *e, const tcall *c, aval x)
+static aval apply_cast(pe_ctx *e, const tcall *c, aval x)
 {
     const pt_entry *row = c->row;
     switch (row->dtype) {
@@ -373,7 +373,7 @@ static aval apply_cast(ev *e, const tcall *c, aval x)
 
 /* The input joined with the fill arguments (masked_fill, index_fill, F.pad, x.where(c, y)); a
  * scalar filled into a tensor of known dtype is materialised in that dtype. */
-static aval join_fills(ev *e, const tcall *c, aval x)
+static aval join_fills(pe_ctx *e, const tcall *c, aval x)
 {
     aval r = as_tensor(x);
     bool any = false;
@@ -407,7 +407,7 @@ static aval join_fills(ev *e, const tcall *c, aval x)
     return pe_stepf(e, &r, c->site, "%s(...)", c->row->api);
 }
 
-static aval where_fills(ev *e, const tcall *c)
+static aval where_fills(pe_ctx *e, const tcall *c)
 {
     aval ta, tb;
     TSNode at;
@@ -415,7 +415,7 @@ static aval where_fills(ev *e, const tcall *c)
     return a && b ? where_values(e, c->site, a, b) : av_unknown_tensor();
 }
 
-static aval literal_values(ev *e, const tcall *c)
+static aval literal_values(pe_ctx *e, const tcall *c)
 {
     const aval *a0 = c->g->npos > 0 ? &c->g->posv[0] : NULL;
     aval x = a0 ? *a0 : av_unknown();
@@ -434,7 +434,7 @@ static aval literal_values(ev *e, const tcall *c)
 }
 
 /* The values rule of a row that is not an in-place write. */
-static aval apply_values(ev *e, const tcall *c)
+static aval apply_values(pe_ctx *e, const tcall *c)
 {
     const pt_entry *row = c->row;
     aval x = c->in, tmp;
@@ -488,7 +488,7 @@ static aval apply_values(ev *e, const tcall *c)
 /* An in-place write x.fill_(v), x.masked_fill_(m, v), x.copy_(y), ...: into a tensor named like a
  * cache it is a store; into a variable it updates the variable; either way the call returns the
  * written tensor (the start of a chain). */
-static aval apply_inplace(ev *e, const tcall *c)
+static aval apply_inplace(pe_ctx *e, const tcall *c)
 {
     aval x = c->in, tmp;
     TSNode vn = c->site;
@@ -522,7 +522,7 @@ static aval apply_inplace(ev *e, const tcall *c)
     return pe_lookup_key(e, key, c->recv);
 }
 
-static aval apply_row(ev *e, tcall *c)
+static aval apply_row(pe_ctx *e, tcall *c)
 {
     const aval *target;
     if (c->row->returns == PTR_INPLACE)
@@ -534,7 +534,7 @@ static aval apply_row(ev *e, tcall *c)
     return apply_values(e, c);
 }
 
-aval pe_torch_function(ev *e, const char *f, TSNode call, const args *g)
+aval pe_torch_function(pe_ctx *e, const char *f, TSNode call, const args *g)
 {
     const pt_entry *row = pt_function(e->st ? e->st->torch : NULL, f, strlen(f));
     if (!row)
@@ -551,7 +551,7 @@ aval pe_torch_function(ev *e, const char *f, TSNode call, const args *g)
     return r;
 }
 
-aval pe_tensor_method(ev *e, TSNode call, TSNode recv, aval x, const char *m, const args *g)
+aval pe_tensor_method(pe_ctx *e, TSNode call, TSNode recv, aval x, const char *m, const args *g)
 {
     const pt_entry *row = pt_method(e->st ? e->st->torch : NULL, m, strlen(m));
     if (x.tag != AV_VALUES && !(row && row->returns == PTR_INPLACE && row->values != PTV_SAME))

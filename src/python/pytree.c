@@ -10,14 +10,14 @@
 
 #include "python/pyeval.h"
 
-TSNode pe_fld(const ev *e, TSNode n, fid f)
+TSNode pe_fld(const pe_ctx *e, TSNode n, fid f)
 {
     return ts_node_child_by_field_id(n, e->fields[f]);
 }
 
 /* The named children of n except comments, in order (ts_node_named_child(n, i) is linear in i,
  * so loops over long blocks go through a cursor once). *count receives their number. */
-TSNode *pe_kids(ev *e, TSNode n, uint32_t *count)
+TSNode *pe_kids(pe_ctx *e, TSNode n, uint32_t *count)
 {
     *count = 0;
     if (ts_node_is_null(n))
@@ -41,7 +41,7 @@ bool pe_is(TSNode n, const char *type)
     return strcmp(ts_node_type(n), type) == 0;
 }
 
-kv_loc pe_loc_of(const ev *e, TSNode n)
+kv_loc pe_loc_of(const pe_ctx *e, TSNode n)
 {
     TSPoint s = ts_node_start_point(n), t = ts_node_end_point(n);
     return kv_loc_make(e->out->path, s.row + 1, s.column + 1, t.row + 1, t.column + 1);
@@ -61,7 +61,7 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 
 /* The source text of a node: newlines and runs of blanks folded to one space, invalid UTF-8
  * replaced by '?', cut at MAX_TEXT bytes. */
-const char *pe_text_of(ev *e, TSNode n)
+const char *pe_text_of(pe_ctx *e, TSNode n)
 {
     uint32_t b = ts_node_start_byte(n), t = ts_node_end_byte(n);
     if (t > e->len)
@@ -94,7 +94,7 @@ const char *pe_text_of(ev *e, TSNode n)
     return arena_strndup(e->a, buf, k);
 }
 
-const char *pe_raw_text(ev *e, TSNode n)
+const char *pe_raw_text(pe_ctx *e, TSNode n)
 {
     uint32_t b = ts_node_start_byte(n), t = ts_node_end_byte(n);
     return arena_strndup(e->a, e->src + b, t > b ? t - b : 0);
@@ -102,7 +102,7 @@ const char *pe_raw_text(ev *e, TSNode n)
 
 /* Dotted spelling of an identifier/attribute chain ("self.impl.do_kv_cache_update"), else NULL
  * (also for chains longer than MAX_DEPTH). */
-static const char *dotted_at(ev *e, TSNode n, int depth)
+static const char *dotted_at(pe_ctx *e, TSNode n, int depth)
 {
     if (pe_is(n, "identifier"))
         return pe_raw_text(e, n);
@@ -115,13 +115,13 @@ static const char *dotted_at(ev *e, TSNode n, int depth)
     return arena_printf(e->a, "%s.%s", obj, pe_raw_text(e, attr));
 }
 
-const char *pe_dotted(ev *e, TSNode n)
+const char *pe_dotted(pe_ctx *e, TSNode n)
 {
     return dotted_at(e, n, 0);
 }
 
 /* Last identifier of a subscript/attribute chain: self.k_buffer[i][loc] -> k_buffer. */
-const char *pe_base_name(ev *e, TSNode n)
+const char *pe_base_name(pe_ctx *e, TSNode n)
 {
     while (pe_is(n, "subscript"))
         n = pe_fld(e, n, F_value);
@@ -130,7 +130,7 @@ const char *pe_base_name(ev *e, TSNode n)
     return (!ts_node_is_null(n) && pe_is(n, "identifier")) ? pe_raw_text(e, n) : NULL;
 }
 
-bool pe_budget_ok(ev *e)
+bool pe_budget_ok(pe_ctx *e)
 {
     if (e->budget == 0 || arena_bytes(e->a) + arena_bytes(e->s) > ARENA_CAP)
         return false;
@@ -138,7 +138,7 @@ bool pe_budget_ok(ev *e)
     return true;
 }
 
-bool pe_depth_ok(ev *e)
+bool pe_depth_ok(pe_ctx *e)
 {
     if (e->depth < MAX_DEPTH)
         return true;
@@ -153,7 +153,7 @@ const char *pe_last_dotted(const char *s)
 }
 
 /* Whether two nodes spell the same bytes. */
-bool pe_same_bytes(const ev *e, TSNode a, TSNode b)
+bool pe_same_bytes(const pe_ctx *e, TSNode a, TSNode b)
 {
     uint32_t ab = ts_node_start_byte(a), al = ts_node_end_byte(a) - ab;
     uint32_t bb = ts_node_start_byte(b), bl = ts_node_end_byte(b) - bb;
@@ -186,7 +186,7 @@ const unsigned char *py_node_kinds(kv_arena *a, uint32_t *n)
     return k;
 }
 
-node_kind pe_kind(const ev *e, TSNode n)
+node_kind pe_kind(const pe_ctx *e, TSNode n)
 {
     TSSymbol s = ts_node_symbol(n);
     return s < e->nkinds ? (node_kind)e->kinds[s] : NK_OTHER;

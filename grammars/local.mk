@@ -48,8 +48,9 @@ noinst_LIBRARIES += src/libtscore.a
 TSCORE_LIB = src/libtscore.a
 nodist_src_libtscore_a_SOURCES = $(TSCORE_DIR)/lib/src/lib.c
 src_libtscore_a_SOURCES =
-# Third-party code, as the grammar: our warning flags and sanitizers are not applied to it.
-src_libtscore_a_CFLAGS = -O2 -w
+# Third-party code: our warning flags are not applied to it, but the sanitizers are (a
+# --enable-sanitizers or --enable-fuzzing build checks the parser kvlint runs, not only its caller).
+src_libtscore_a_CFLAGS = -O2 -w $(KV_SAN_CFLAGS)
 src_libtscore_a_CPPFLAGS = -I$(TSCORE_DIR)/lib/src -I$(TSCORE_DIR)/lib/include
 BUILT_SOURCES += $(TSCORE_API_H)
 $(TSCORE_API_H): $(srcdir)/grammars/tree-sitter-core.pin $(srcdir)/scripts/fetch-core

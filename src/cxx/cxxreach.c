@@ -64,6 +64,19 @@ typedef struct reach {
     cxx_prefilter_why *why;
 } reach;
 
+/* Whether a fixed point may run one more round: not once the file is given up, nor after
+ * MAX_ROUNDS rounds (a chain this long: give up, which keeps the file). */
+static bool next_round(reach *r, int *round)
+{
+    if (r->give_up)
+        return false;
+    if ((*round)++ == MAX_ROUNDS) {
+        r->give_up = true;
+        return false;
+    }
+    return true;
+}
+
 static bool same_spelling(const char *s, unsigned len, const tok *k)
 {
     return len == k->len && memcmp(s, k->s, len) == 0;
@@ -689,12 +702,9 @@ static void macro_flags(reach *r)
             m->cache |= p->cache;
         }
     }
+    /* a macro that uses one that assigns, stores, names a cache */
     int round = 0;
-    for (bool changed = true; changed && !r->give_up; round++) {
-        if (round == MAX_ROUNDS) {
-            r->give_up = true;  /* a chain this long: keep the file */
-            break;
-        }  /* a macro that uses one that assigns, stores, names a cache */
+    for (bool changed = true; changed && next_round(r, &round);) {
         changed = false;
         for (size_t i = 0; i < r->lx.macros.n; i++) {
             cxx_macro *m = &r->lx.macros.v[i];
@@ -718,11 +728,7 @@ static void macro_flags(reach *r)
 static void settle_macros(reach *r)
 {
     int round = 0;
-    for (bool changed = true; changed && !r->give_up; round++) {
-        if (round == MAX_ROUNDS) {
-            r->give_up = true;  /* a chain this long: keep the file */
-            break;
-        }
+    for (bool changed = true; changed && next_round(r, &round);) {
         changed = false;
         for (size_t i = 0; i < r->lx.macros.n && !r->give_up; i++) {
             cxx_macro *m = &r->lx.macros.v[i];
@@ -796,11 +802,7 @@ static void find_caches(reach *r, const toks *t)
         }
     }
     int round = 0;
-    for (bool changed = true; changed && !r->give_up; round++) {
-        if (round == MAX_ROUNDS) {
-            r->give_up = true;  /* a chain this long: keep the file */
-            break;
-        }
+    for (bool changed = true; changed && next_round(r, &round);) {
         changed = false;
         for (int i = 1; i < t->n; i++) {
             /* x = ... a cache ..., T x(... a cache ...), T x{...} */
@@ -848,11 +850,8 @@ bool cxx_reach(const cxx_state *st, const cxx_source_text *main, const cxx_sourc
     macro_flags(&r);
     find_caches(&r, &m);
     /* headers' constants and every macro, until no carrier is added */
-    for (size_t before = (size_t)-1, round = 0; before != r.carriers.v.n && !r.give_up; round++) {
-        if (round == MAX_ROUNDS) {
-            r.give_up = true;
-            break;
-        }
+    int round = 0;
+    for (size_t before = (size_t)-1; before != r.carriers.v.n && next_round(&r, &round);) {
         before = r.carriers.v.n;
         settle_macros(&r);
         for (size_t i = 0; i < nheaders && !r.give_up; i++)

@@ -14,7 +14,7 @@
 #include "facts/facts.h"
 #include "util/strbuf.h"
 
-enum { EXPR_MAX_DEPTH = 64 };
+enum { EXPR_MAX_DEPTH = KV_EXPR_MAX_DEPTH };
 
 static bool eval_at(const kv_expr *e, kv_field_fn lookup, const void *ctx, double *out, int depth)
 {

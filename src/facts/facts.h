@@ -91,6 +91,9 @@ typedef struct kv_step {
  */
 typedef enum kv_expr_op { KX_CONST, KX_FIELD, KX_ADD, KX_SUB, KX_MUL, KX_DIV, KX_POW, KX_NEG } kv_expr_op;
 
+/* How deep evaluation, formatting and field listing read a tree; below it a value is unknown ("..."). */
+#define KV_EXPR_MAX_DEPTH 64
+
 typedef struct kv_expr {
     kv_expr_op op;
     double num;                  /* KX_CONST; KX_FIELD: the default when has_default */
@@ -343,6 +346,15 @@ typedef struct file_facts {
 } file_facts;
 
 file_facts *file_facts_new(const char *path);
+/* Deep copies into f's arena (facts_copy.c): every string, step, expression and location the fact
+ * points to; a location in f's own file shares f->path. For a front end that computes in memory it
+ * frees after the file and records only copies. */
+kv_value kv_value_copy(file_facts *f, const kv_value *v);
+store_fact store_fact_copy(file_facts *f, const store_fact *s);
+construction_fact construction_fact_copy(file_facts *f, const construction_fact *c);
+intcast_fact intcast_fact_copy(file_facts *f, const intcast_fact *c);
+arith_fact arith_fact_copy(file_facts *f, const arith_fact *x);
+deploy_decl deploy_decl_copy(file_facts *f, const deploy_decl *d);
 void file_facts_free(file_facts *f);
 
 /* Convenience constructors for front ends. */

@@ -170,7 +170,8 @@ typedef struct pe_ctx {
     const char *path;
     const char *src;
     size_t len;
-    kv_arena *a;               /* the file's facts arena: everything a fact can point to */
+    kv_arena *a;               /* values: texts, steps, expressions; freed after the file (a fact
+                                  is recorded as a copy in out->arena: facts_copy.c) */
     kv_arena *s;               /* scratch, freed after the file: environments, children, summaries */
     file_facts *out;
     const fe_context *ctx;

@@ -469,7 +469,7 @@ static void analyze(const char *path, const char *data, size_t len, const fe_con
     e.path = out->path;
     e.src = data;
     e.len = len;
-    e.a = out->arena;
+    e.a = arena_new();   /* values; facts are copied out of it (pystore.c) */
     e.out = out;
     e.s = arena_new();
     e.ctx = ctx;
@@ -491,6 +491,7 @@ static void analyze(const char *path, const char *data, size_t len, const fe_con
     bool stopped = e.budget == 0 || arena_bytes(e.a) + arena_bytes(e.s) > ARENA_CAP;
     pe_modules_free(&e);
     arena_free(e.s);
+    arena_free(e.a);
     if (stopped)
         diag_limit(&out->diags, DIAG_NOTE, out->path, 0, 0, "analysis stopped early: file too complex (facts may be missing)");
     if (e.too_deep)

@@ -18,7 +18,8 @@ static bool kw_spelled(pe_ctx *e, const args *g, const char *kw, const char *con
  * only facts about values that came in through the call's arguments are: the helper
  * `make_mask(shape, -1e9, self.dtype)` materialises the caller's -1e9, which the helper's own
  * analysis (with unknown parameters) cannot see. Such facts are deduplicated (several callers may
- * pass the same constant). */
+ * pass the same constant). The evaluator's values live in its own arenas, freed after the file: a
+ * fact is recorded as a copy in the file's facts arena (facts_copy.c). */
 
 static size_t emit_construction(pe_ctx *e, construction_kind k, const char *api, TSNode at, const kv_value *v,
                                 const dtype_ref *d)
@@ -35,10 +36,10 @@ static size_t emit_construction(pe_ctx *e, construction_kind k, const char *api,
     memset(&c, 0, sizeof c);
     c.loc = pe_loc_of(e, at);
     c.kind = k;
-    c.api = arena_strdup(e->a, api);  /* api may name a torch.tsv row, which does not outlive the scan */
+    c.api = api;  /* may name a torch.tsv row: the fact's copy keeps its own */
     c.value = *v;
     c.dtype = *d;
-    ARENA_PUSH(e->a, e->out->constructions, c);
+    ARENA_PUSH(e->out->arena, e->out->constructions, construction_fact_copy(e->out, &c));
     return e->out->constructions.n;
 }
 
@@ -88,10 +89,10 @@ void pe_emit_intcast(pe_ctx *e, const char *api, TSNode at, const aval *x, const
     intcast_fact c;
     memset(&c, 0, sizeof c);
     c.loc = here;
-    c.api = arena_strdup(e->a, api);
+    c.api = api;
     c.value = hull;
     c.dtype = *d;
-    ARENA_PUSH(e->a, e->out->casts, c);
+    ARENA_PUSH(e->out->arena, e->out->casts, intcast_fact_copy(e->out, &c));
 }
 
 void pe_emit_arith(pe_ctx *e, arith_kind k, TSNode at, const kv_value *a, const kv_value *b, const dtype_ref *d)
@@ -115,7 +116,7 @@ void pe_emit_arith_signed(pe_ctx *e, arith_kind k, TSNode at, const kv_value *a,
     f.a_negated = a_negated;
     f.b_negated = b_negated;
     f.dtype = *d;
-    ARENA_PUSH(e->a, e->out->ariths, f);
+    ARENA_PUSH(e->out->arena, e->out->ariths, arith_fact_copy(e->out, &f));
 }
 
 static void emit_store(pe_ctx *e, TSNode at, store_via via, const char *sink, const py_sink *from,
@@ -149,13 +150,13 @@ static void emit_store(pe_ctx *e, TSNode at, store_via via, const char *sink, co
     memset(&s, 0, sizeof s);
     s.loc = pe_loc_of(e, at);
     s.via = via;
-    s.sink = arena_strdup(e->a, sink);  /* the sink table does not outlive the scan */
+    s.sink = sink;  /* the sink table does not outlive the scan: the fact's copy keeps its own */
     s.engine = from ? from->engine : ENGINE_NONE;
-    s.user_engine = from && from->user_engine ? arena_strdup(e->a, from->user_engine) : NULL;
+    s.user_engine = from ? from->user_engine : NULL;
     s.operand = op;
     s.part = part;
     s.tensor = t;
-    kv_value *vals = arena_alloc(e->a, x.n * sizeof *vals);
+    kv_value *vals = arena_alloc(e->s, x.n * sizeof *vals);
     for (size_t i = 0; i < x.n; i++) {
         vals[i] = x.vals[i].v;
         size_t c = x.vals[i].cons;
@@ -165,7 +166,7 @@ static void emit_store(pe_ctx *e, TSNode at, store_via via, const char *sink, co
     s.values = vals;
     s.nvalues = x.n;
     s.shares_block = x.other || x.n > 1;
-    ARENA_PUSH(e->a, e->out->stores, s);
+    ARENA_PUSH(e->out->arena, e->out->stores, store_fact_copy(e->out, &s));
 }
 
 /* A write into a tensor named like a cache: kv_cache[...] = x, key_cache.copy_(x), ... */
@@ -300,7 +301,7 @@ static void emit_decl(pe_ctx *e, kv_engine engine, const char *kw, decl_key key,
         d.raw = pe_text_of(e, at);
         d.range_name = kw;
     }
-    ARENA_PUSH(e->a, e->out->decls, d);
+    ARENA_PUSH(e->out->arena, e->out->decls, deploy_decl_copy(e->out, &d));
 }
 
 static void emit_kwarg(pe_ctx *e, kv_engine engine, const char *kw, TSNode value, int group)

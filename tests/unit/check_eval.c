@@ -827,6 +827,92 @@ START_TEST(checkpoint_field_expressions)
 }
 END_TEST
 
+/* A front end computes in memory it frees after the file and records copies (facts_copy.c): the
+ * copy must point into the file's arena only (ASan sees any use of the freed one), keep the file's
+ * own path as the facts' path, and keep what an expression reads, shared subtrees included. */
+START_TEST(facts_copies_are_deep)
+{
+    file_facts *f = file_facts_new("pkg/m.py");
+    kv_arena *tmp = arena_new();
+    kv_expr *leaf = arena_zalloc(tmp, sizeof *leaf);
+    leaf->op = KX_FIELD;
+    leaf->field = arena_strdup(tmp, "gain");
+    kv_expr *x = leaf;
+    for (int i = 0; i < 80; i++) {   /* x = x * gain, deeper than expressions are read */
+        kv_expr *y = arena_zalloc(tmp, sizeof *y);
+        y->op = i % 2 ? KX_MUL : KX_ADD;
+        y->a = x;
+        y->b = leaf;
+        x = y;
+    }
+    kv_expr *top = arena_zalloc(tmp, sizeof *top);   /* the shared chain met again near the root */
+    top->op = KX_SUB;
+    top->a = x->a->a->a;
+    top->b = x;
+    kv_step *steps = arena_alloc(tmp, 2 * sizeof *steps);
+    steps[0] = (kv_step){ { arena_strdup(tmp, "pkg/m.py"), 3, 1, 0, 0 }, arena_strdup(tmp, "assigned to k") };
+    steps[1] = (kv_step){ { arena_strdup(tmp, "pkg/helpers.py"), 9, 5, 0, 0 }, arena_strdup(tmp, "returned") };
+    kv_value *v = arena_zalloc(tmp, sizeof *v);
+    v->kind = VK_UNKNOWN;
+    v->text = arena_strdup(tmp, "cfg.gain");
+    v->id_class = arena_strdup(tmp, "position");
+    v->hi_sym = arena_strdup(tmp, "max_model_len");
+    v->origin = (kv_loc){ arena_strdup(tmp, "pkg/helpers.py"), 9, 5, 0, 0 };
+    v->sym_dtype = (dtype_ref){ .kind = DREF_MODEL, .text = arena_strdup(tmp, "self.dtype") };
+    v->steps = steps;
+    v->nsteps = 2;
+    v->expr = top;
+    store_fact s = { .loc = { arena_strdup(tmp, "pkg/m.py"), 4, 9, 0, 0 }, .sink = arena_strdup(tmp, "self.attn"),
+                     .tensor = arena_strdup(tmp, "k"), .values = v, .nvalues = 1,
+                     .cache_dtype = { .kind = DREF_KV, .text = arena_strdup(tmp, "kv_cache.dtype") } };
+    kv_expr *top2 = arena_zalloc(tmp, sizeof *top2);   /* met deep first, then nearer the root */
+    top2->op = KX_ADD;
+    top2->a = x;
+    top2->b = x->a->a->a;
+    kv_value v2 = { .kind = VK_UNKNOWN, .expr = top2 };
+    strbuf want = STRBUF_INIT, got = STRBUF_INIT, want2 = STRBUF_INIT, got2 = STRBUF_INIT;
+    kv_expr_format(&want, top);
+    kv_expr_format(&want2, top2);
+    kv_value c2 = kv_value_copy(f, &v2);
+    const char *names[2];
+    size_t nwant = kv_expr_fields(top, names, 0, 2);
+    store_fact c = store_fact_copy(f, &s);
+    deploy_decl d = { .range_name = arena_strdup(tmp, "max_model_len"), .raw = arena_strdup(tmp, "4096"),
+                      .loc = { arena_strdup(tmp, "pkg/m.py"), 7, 1, 0, 0 } };
+    deploy_decl dc = deploy_decl_copy(f, &d);
+    arena_free(tmp);
+    ck_assert_ptr_eq(c.loc.path, f->path);
+    ck_assert_ptr_eq(c.values[0].steps[0].loc.path, f->path);
+    ck_assert_str_eq(c.values[0].steps[1].loc.path, "pkg/helpers.py");
+    ck_assert_str_eq(c.values[0].origin.path, "pkg/helpers.py");
+    ck_assert_str_eq(c.values[0].steps[0].what, "assigned to k");
+    ck_assert_str_eq(c.sink, "self.attn");
+    ck_assert_str_eq(c.tensor, "k");
+    ck_assert_str_eq(c.values[0].text, "cfg.gain");
+    ck_assert_str_eq(c.values[0].id_class, "position");
+    ck_assert_str_eq(c.values[0].hi_sym, "max_model_len");
+    ck_assert_str_eq(c.values[0].sym_dtype.text, "self.dtype");
+    ck_assert_str_eq(c.cache_dtype.text, "kv_cache.dtype");
+    const kv_expr *ce = c.values[0].expr;   /* sharing kept: one leaf, one copy of the chain's node */
+    ck_assert_ptr_eq(ce->b->b, ce->b->a->b);
+    ck_assert_ptr_eq(ce->a, ce->b->a->a->a);
+    kv_expr_format(&got, c.values[0].expr);
+    ck_assert_str_eq(sb_str(&got), sb_str(&want));
+    ck_assert_uint_eq(kv_expr_fields(c.values[0].expr, names, 0, 2), nwant);
+    kv_expr_format(&got2, c2.expr);
+    ck_assert_str_eq(sb_str(&got2), sb_str(&want2));
+    ck_assert_ptr_ne(c2.expr->b, c2.expr->a->a->a);   /* copied again from the shallower place */
+    ck_assert_str_eq(dc.range_name, "max_model_len");
+    ck_assert_str_eq(dc.raw, "4096");
+    ck_assert_ptr_eq(dc.loc.path, f->path);
+    sb_release(&want);
+    sb_release(&got);
+    sb_release(&want2);
+    sb_release(&got2);
+    file_facts_free(f);
+}
+END_TEST
+
 START_TEST(number_format)
 {
     char b[64];
@@ -881,6 +967,7 @@ static Suite *suite(void)
     tcase_add_test(t, fingerprints_unique_and_line_free);
     tcase_add_test(t, number_format);
     tcase_add_test(t, checkpoint_field_expressions);
+    tcase_add_test(t, facts_copies_are_deep);
     suite_add_tcase(s, t);
     return s;
 }

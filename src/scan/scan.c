@@ -5,7 +5,11 @@
  * reads each file, applies the size limit, binary test and prefilter, and runs the front end's
  * index(); pass 2 runs analyze() with every index visible. Each worker takes the next index from an
  * atomic counter and writes only its own slot, so there is no lock and no shared mutable state
- * apart from that counter. File contents stay in memory between the passes.
+ * apart from that counter. A file's bytes are freed after pass 1 and read again in pass 2 (from the
+ * page cache: cheap), so that memory holds the files being worked on, not the whole tree; standard
+ * input, which cannot be read twice, is kept. A file that changed size in between is analysed as
+ * it is then, with a note (its index is of the earlier bytes); one that can no longer be read is
+ * an error, as in pass 1.
  */
 #include "scan/scan.h"
 
@@ -33,6 +37,7 @@ typedef struct slot {
     file_facts *facts;
     const void *exports;
     bool analyse;
+    size_t indexed_len;        /* its length in pass 1 (the index is of those bytes) */
     const scan_stdin *from_stdin;  /* read from standard input, not from path */
 } slot;
 
@@ -134,13 +139,38 @@ static void read_one(pool *p, slot *s)
         return;
     }
     s->analyse = true;
+    s->indexed_len = s->len;
     if (s->fe->index)
         s->exports = s->fe->index(&src, s->facts->arena);
+    if (!s->from_stdin) {
+        free(s->data);
+        s->data = NULL;
+    }
+}
+
+/* Pass 2: the file's bytes again, as pass 1 prepared them. False (with an error) if they are gone. */
+static bool reread(pool *p, slot *s)
+{
+    const char *err = NULL;
+    fs_status st = fs_read_file(s->path, p->max_file_size, &s->data, &s->len, &err);
+    if (st != FS_OK || !s->data) {
+        diag_add(&s->facts->diags, DIAG_ERROR, s->path, 0, 0, "cannot read again (changed while kvlint ran?): %s",
+                 st == FS_TOO_LARGE ? "now over the size limit (--max-file-size)" : err ? err : "unknown error");
+        s->facts->skipped = true;
+        free(s->data);
+        s->data = NULL;
+        return false;
+    }
+    fs_lone_cr_to_lf(s->data, s->len);
+    if (s->len != s->indexed_len)
+        diag_add(&s->facts->diags, DIAG_NOTE, s->path, 0, 0,
+                 "changed while kvlint ran (%zu bytes, then %zu): analysed as it is now", s->indexed_len, s->len);
+    return true;
 }
 
 static void analyze_one(pool *p, slot *s)
 {
-    if (!s->analyse)
+    if (!s->analyse || (!s->data && !reread(p, s)))
         return;
     size_t k = kv_frontend_index(s->fe);
     fe_context ctx = {

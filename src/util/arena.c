@@ -1,5 +1,6 @@
 /*
- * arena.c: chunked bump allocation. Chunks grow geometrically (4 KiB up to 1 MiB); a request larger
+ * arena.c: chunked bump allocation. Chunks grow geometrically (512 bytes up to 1 MiB: most files
+ * leave an arena holding little more than their path); a request larger
  * than a chunk gets a chunk of its own. Freed all at once.
  */
 #include "util/arena.h"
@@ -24,7 +25,7 @@ struct kv_arena {
     size_t total;
 };
 
-enum { ALIGN = alignof(max_align_t), MIN_CHUNK = 4096, MAX_CHUNK = 1 << 20 };
+enum { ALIGN = alignof(max_align_t), MIN_CHUNK = 512, MAX_CHUNK = 1 << 20 };
 
 kv_arena *arena_new(void)
 {

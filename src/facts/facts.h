@@ -91,8 +91,12 @@ typedef struct kv_step {
  */
 typedef enum kv_expr_op { KX_CONST, KX_FIELD, KX_ADD, KX_SUB, KX_MUL, KX_DIV, KX_POW, KX_NEG } kv_expr_op;
 
-/* How deep evaluation, formatting and field listing read a tree; below it a value is unknown ("..."). */
+/* How deep evaluation, formatting and field listing read a tree; below it a value is unknown ("...").
+ * A tree shares subtrees (`g = g * g`), but is read as a tree: a front end builds none of more than
+ * KV_EXPR_MAX_NODES nodes counted that way (kv_expr_nodes), so reading one is linear, never
+ * exponential; a longer computation is an unknown value. */
 #define KV_EXPR_MAX_DEPTH 64
+#define KV_EXPR_MAX_NODES 256
 
 typedef struct kv_expr {
     kv_expr_op op;
@@ -100,7 +104,15 @@ typedef struct kv_expr {
     const char *field;           /* KX_FIELD: the config.json key, "attention_multiplier" */
     bool has_default;
     const struct kv_expr *a, *b; /* operands (b NULL for KX_NEG) */
+    uint32_t nodes;              /* nodes read as a tree, shared subtrees counted each time; 0 for a
+                                    leaf made without it (kv_expr_nodes counts it 1) */
 } kv_expr;
+
+/* The nodes of e read as a tree (0 for NULL); e->nodes, or 1 for a leaf that does not say. */
+static inline uint32_t kv_expr_nodes(const kv_expr *e)
+{
+    return !e ? 0 : e->nodes ? e->nodes : 1;
+}
 
 /* Look a field up: KV_FIELD_FOUND with its value; KV_FIELD_ABSENT when the checkpoint is known and has
  * no such numeric field (a getattr default then applies); KV_FIELD_UNKNOWN when no checkpoint is. */

@@ -65,6 +65,7 @@ static bool numeric_field_name(const char *f)
 static aval field_value(pe_ctx *e, TSNode at, const char *field, bool has_default, double dflt)
 {
     kv_expr *x = arena_zalloc(e->a, sizeof *x);
+    x->nodes = 1;
     x->op = KX_FIELD;
     x->field = arena_strdup(e->a, field);
     x->has_default = has_default;

@@ -323,12 +323,13 @@ static bool expr_op(kv_arena *keep, char op, const kv_value *a, const kv_value *
     const kv_expr *x = expr_operand(keep, a), *y = expr_operand(keep, b);
     kv_expr_op k = op == '+' ? KX_ADD : op == '-' ? KX_SUB : op == '*' ? KX_MUL : op == '/' ? KX_DIV
                    : op == 'p' ? KX_POW : KX_CONST;
-    if (!x || !y || k == KX_CONST)
-        return false;
+    if (!x || !y || k == KX_CONST || kv_expr_nodes(x) + kv_expr_nodes(y) >= KV_EXPR_MAX_NODES)
+        return false;   /* longer than any expression is read (`g = g * g` forty times): unknown */
     kv_expr *r = arena_zalloc(keep, sizeof *r);
     r->op = k;
     r->a = x;
     r->b = y;
+    r->nodes = 1 + kv_expr_nodes(x) + kv_expr_nodes(y);
     out->v.kind = VK_UNKNOWN;
     out->v.lo = -INFINITY;
     out->v.hi = INFINITY;
@@ -445,10 +446,15 @@ aval av_negate(kv_arena *a, kv_arena *keep, const aval *x, kv_loc where, const c
             other = true;
             continue;
         }
+        if (v->expr && kv_expr_nodes(v->expr) >= KV_EXPR_MAX_NODES) {
+            other = true;
+            continue;
+        }
         if (v->expr) {  /* -config.x */
             kv_expr *n = arena_zalloc(keep, sizeof *n);
             n->op = KX_NEG;
             n->a = v->expr;
+            n->nodes = 1 + kv_expr_nodes(v->expr);
             v->expr = n;
             v->origin = where;
             v->text = text;

@@ -51,4 +51,11 @@ expect_status "dict: the gain 1920 saturates in fp8" 1 $?
 expect_contains "dict: KV013 at the computed gain" "$tmpdir/dict.txt" \
     'plugin.py:10:21: warning: config["control_token_gain"] / config.get("attention_multiplier", 1.0) = 1920 is a value of known magnitude'
 expect_not_contains "dict: no mask finding (unknown field, no default)" "$tmpdir/dict.txt" 'mask_value'
+# g = g * g: shared operands read as a tree are bounded (KV_EXPR_MAX_NODES); two squarings are a
+# value, forty are unknown, and neither walk is exponential (it hung before; a hang fails here).
+(cd "$fx/squared" && timeout 60 "$KVLINT" check .) >"$tmpdir/squared.txt" 2>&1
+expect_status "squared: 15^4 is NaN in fp8_e4m3, 15^(2^40) is unknown" 1 $?
+expect_contains "squared: KV006 at the second squaring" "$tmpdir/squared.txt" \
+    'scale.py:10:9: error: g * g built by torch.tensor in fp8_e4m3'
+expect_not_contains "squared: no finding for the forty squarings" "$tmpdir/squared.txt" 'h * h'
 finish

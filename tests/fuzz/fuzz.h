@@ -18,7 +18,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Run fe on data as the file path would be (claim, prefilter skipped, index, link, analyze). */
+/* Run fe on data as the file path would be (claim, prefilter skipped, index, link, analyze), then
+ * print its facts as JSON into memory, as `kvlint facts` would. */
 void fuzz_frontend(const frontend *fe, const char *path, const uint8_t *data, size_t size);
 /* A path naming a regular file that holds exactly data; valid until the next call. */
 const char *fuzz_file(const uint8_t *data, size_t size);

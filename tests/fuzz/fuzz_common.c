@@ -7,7 +7,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "facts/facts_json.h"
 #include "project/project.h"
+#include "util/json.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 /* One process-wide set-up, as kvlint's scanner does before its threads: a fuzzing process runs
@@ -31,6 +34,29 @@ static void setup(void)
             fz.states[k] = kv_frontends[k]->init(KVLINT_SOURCE_DIR, fz.project, &d);
     arena_free(a);     /* the diagnostics of init (none with the source tree's data) are dropped */
     fz.ready = true;
+}
+
+/* Every fact as `kvlint facts --format json` prints it (into memory, then dropped): a fact is only
+ * sound if a report can read it (an expression printed, a step list walked). */
+static void render_facts(const file_facts *f)
+{
+    strbuf sb = STRBUF_INIT;
+    json_writer w;
+    json_init(&w, &sb, false);
+    json_array_begin(&w);
+    for (size_t i = 0; i < f->stores.n; i++)
+        json_store_fact(&w, &f->stores.v[i]);
+    for (size_t i = 0; i < f->constructions.n; i++)
+        json_construction_fact(&w, &f->constructions.v[i]);
+    for (size_t i = 0; i < f->casts.n; i++)
+        json_intcast_fact(&w, &f->casts.v[i]);
+    for (size_t i = 0; i < f->ariths.n; i++)
+        json_arith_fact(&w, &f->ariths.v[i]);
+    for (size_t i = 0; i < f->decls.n; i++)
+        json_deploy_decl(&w, &f->decls.v[i]);
+    json_array_end(&w);
+    json_finish(&w);
+    sb_release(&sb);
 }
 
 void fuzz_frontend(const frontend *fe, const char *path, const uint8_t *data, size_t size)
@@ -58,6 +84,7 @@ void fuzz_frontend(const frontend *fe, const char *path, const uint8_t *data, si
     if (fe->link)
         ctx.link = fe->link(ctx.indexes, ctx.nindexes, link_arena);
     fe->analyze(&src, &ctx, out);
+    render_facts(out);
     arena_free(link_arena);
     file_facts_free(out);
     free(buf);

@@ -59,6 +59,14 @@ for case in cast_cache_t half_cache limits bf16_key logits fp8_satfinite nvcc_db
     compare_golden "$case" "$golden/$case.json" "$tmpdir/$case.json"
 done
 
+# The sanitizer build loads libclang with the program, never by dlopen: ASan's record of a dlopen'd
+# library's thread-local storage is wrong, and LeakSanitizer's tracer faulted at exit on nvcc_db
+# (configure.ac). Release builds load it lazily (src/cxx/libclang.c).
+if command -v readelf >/dev/null 2>&1 && readelf -d "$KVLINT" | grep -q 'NEEDED.*libasan'; then
+    if readelf -d "$KVLINT" | grep -q 'NEEDED.*libclang'; then pass "sanitizer build: libclang loaded at start"
+    else fail "sanitizer build: libclang is not a NEEDED library of $KVLINT"; fi
+fi
+
 # The shapes, one property each.
 expect_query "cache_t cast under the float16 deployment" cast_cache_t \
     "sorted((x['rule'], x['line'], x['dtype']) for x in d['findings'])" \

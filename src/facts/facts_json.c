@@ -203,3 +203,19 @@ void json_deploy_decl(json_writer *w, const deploy_decl *d)
     json_kv_int(w, "group", d->group);
     json_object_end(w);
 }
+
+void json_fact_list(json_writer *w, const file_facts *f)
+{
+    json_array_begin(w);
+    for (size_t i = 0; i < f->stores.n; i++)
+        json_store_fact(w, &f->stores.v[i]);
+    for (size_t i = 0; i < f->constructions.n; i++)
+        json_construction_fact(w, &f->constructions.v[i]);
+    for (size_t i = 0; i < f->casts.n; i++)
+        json_intcast_fact(w, &f->casts.v[i]);
+    for (size_t i = 0; i < f->ariths.n; i++)
+        json_arith_fact(w, &f->ariths.v[i]);
+    for (size_t i = 0; i < f->decls.n; i++)
+        json_deploy_decl(w, &f->decls.v[i]);
+    json_array_end(w);
+}

@@ -17,5 +17,8 @@ void json_construction_fact(json_writer *w, const construction_fact *c);
 void json_intcast_fact(json_writer *w, const intcast_fact *c);
 void json_arith_fact(json_writer *w, const arith_fact *a);
 void json_deploy_decl(json_writer *w, const deploy_decl *d);
+/* Every fact of f in one array, in the order stores, constructions, casts, ariths, decls, each as
+ * above (diagnostics and suppressions apart): what the tests compare and the fuzz targets print. */
+void json_fact_list(json_writer *w, const file_facts *f);
 
 #endif

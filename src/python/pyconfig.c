@@ -64,8 +64,7 @@ static bool numeric_field_name(const char *f)
 
 static aval field_value(pe_ctx *e, TSNode at, const char *field, bool has_default, double dflt)
 {
-    kv_expr *x = arena_zalloc(e->a, sizeof *x);
-    x->nodes = 1;
+    kv_expr *x = arena_zalloc(e->a, sizeof *x);   /* a leaf: nodes 0 counts 1 (kv_expr_nodes) */
     x->op = KX_FIELD;
     x->field = arena_strdup(e->a, field);
     x->has_default = has_default;

@@ -446,11 +446,11 @@ aval av_negate(kv_arena *a, kv_arena *keep, const aval *x, kv_loc where, const c
             other = true;
             continue;
         }
-        if (v->expr && kv_expr_nodes(v->expr) >= KV_EXPR_MAX_NODES) {
-            other = true;
-            continue;
-        }
         if (v->expr) {  /* -config.x */
+            if (kv_expr_nodes(v->expr) >= KV_EXPR_MAX_NODES) {
+                other = true;   /* longer than any expression is read: unknown */
+                continue;
+            }
             kv_expr *n = arena_zalloc(keep, sizeof *n);
             n->op = KX_NEG;
             n->a = v->expr;

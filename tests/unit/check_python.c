@@ -557,18 +557,7 @@ static char *facts_text(const file_facts *f)
     strbuf sb = STRBUF_INIT;
     json_writer w;
     json_init(&w, &sb, false);
-    json_array_begin(&w);
-    for (size_t i = 0; i < f->stores.n; i++)
-        json_store_fact(&w, &f->stores.v[i]);
-    for (size_t i = 0; i < f->constructions.n; i++)
-        json_construction_fact(&w, &f->constructions.v[i]);
-    for (size_t i = 0; i < f->casts.n; i++)
-        json_intcast_fact(&w, &f->casts.v[i]);
-    for (size_t i = 0; i < f->ariths.n; i++)
-        json_arith_fact(&w, &f->ariths.v[i]);
-    for (size_t i = 0; i < f->decls.n; i++)
-        json_deploy_decl(&w, &f->decls.v[i]);
-    json_array_end(&w);
+    json_fact_list(&w, f);
     char *t = sb_detach(&sb);
     return t ? t : strdup("");
 }

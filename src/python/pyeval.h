@@ -292,6 +292,8 @@ void pe_store_sink_call(pe_ctx *e, const py_sink *s, const char *callee, TSNode 
 bool pe_sink_call(pe_ctx *e, TSNode call, TSNode fn, const aval *recv, const char *callee, const char *origin,
                   const args *g);
 void pe_dtype_decls(pe_ctx *e, const char *callee_last, const char *origin, const args *g);
+/* After the file: its engine calls' groups numbered in the order of the file (pystore.c). */
+void pe_number_decl_groups(pe_ctx *e);
 aval pe_class_instance(pe_ctx *e, const char *class_name, TSNode call, const args *g);
 
 /* ---- calls: arguments, dispatch, summaries of functions of this file (pycall.c) ---- */

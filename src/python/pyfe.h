@@ -176,6 +176,13 @@ const char *py_name_id_class(const py_state *st, const char *name, size_t n);
 /* Words of the vocabulary (shared by the evaluator and the prefilter, so that they cannot disagree). */
 bool py_is_infinity_word(const char *s, size_t n);      /* inf, Inf, Infinity, infty, PINF, NINF */
 bool py_is_decl_callee(const char *s, size_t n);        /* LLM, EngineArgs, ..., set_default_dtype, Ray's LLMConfig */
+/* The keywords of an engine call that declare something (kv_cache_dtype=, dtype=, max_model_len=,
+ * ...), each with what it declares: read by pystore.c, and by the prefilter, which keeps a file with
+ * a dtype-declaring callee (set_default_dtype aside, which takes its dtype by position) only if one
+ * of them is spelled in it, as a word or as a string (a key of Ray's engine_kwargs dict). */
+typedef struct py_decl_keyword { const char *kw; decl_key key; } py_decl_keyword;
+const py_decl_keyword *py_decl_keywords(size_t *n);
+bool py_is_decl_keyword(const char *s, size_t n);
 /* From the torch API table (st->torch, grammars/python/torch.tsv); false for every word when st is NULL. */
 bool py_is_cast_method(const py_state *st, const char *s, size_t n);   /* to, half, bfloat16, float, ... */
 bool py_is_int_source(const py_state *st, const char *s, size_t n);    /* arange, argmax, argmin, ... */
@@ -289,6 +296,9 @@ enum {
     PF_FIELD = 128,    /* a checkpoint field read (config.x) */
     PF_DTYPE = 256,    /* the word dtype */
     PF_UNBALANCED = 512, /* py_prefilter_units: the piece ends inside brackets (a syntax error) */
+    PF_DECL = 1024,    /* a dtype-declaring callee (LLM, EngineArgs, ...; set_default_dtype is decisive) */
+    PF_DECL_KW = 2048, /* a keyword such a call declares with (kv_cache_dtype, dtype, max_model_len, ...) */
+    PF_JOINED = 0xffff & ~PF_UNBALANCED,   /* what a piece joins from the pieces it reaches (pyslice.c) */
 };
 bool py_prefilter_decides(uint16_t flags);
 

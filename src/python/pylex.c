@@ -31,6 +31,28 @@ bool py_is_decl_callee(const char *s, size_t n)
     return mem_in_list(w, s, n);
 }
 
+/* Engine keywords that declare a dtype or an id range: what pystore.c reads of an engine call, and
+ * so what the prefilter asks of a file with a dtype-declaring callee. */
+static const py_decl_keyword decl_keywords[] = {
+    { "kv_cache_dtype", DECL_KV_CACHE_DTYPE }, { "dtype", DECL_MODEL_DTYPE },
+    { "calculate_kv_scales", DECL_KV_SCALES }, { "max_loras", DECL_ID_RANGE },
+    { "max_model_len", DECL_ID_RANGE }, { "context_length", DECL_ID_RANGE },
+};
+
+const py_decl_keyword *py_decl_keywords(size_t *n)
+{
+    *n = sizeof decl_keywords / sizeof *decl_keywords;
+    return decl_keywords;
+}
+
+bool py_is_decl_keyword(const char *s, size_t n)
+{
+    for (size_t i = 0; i < sizeof decl_keywords / sizeof *decl_keywords; i++)
+        if (strlen(decl_keywords[i].kw) == n && memcmp(decl_keywords[i].kw, s, n) == 0)
+            return true;
+    return false;
+}
+
 bool py_is_cast_method(const py_state *st, const char *s, size_t n)
 {
     return pt_word_of(st ? st->torch : NULL, s, n).cast;

@@ -31,7 +31,10 @@
  *                standard library (any imported constant >= 1e4 and any `*`)
  * A number token this lexer cannot read counts as a sentinel (Python reads `10000if` as 10000).
  *   int-cast     a cast method after '.' AND an integer source (arange, argmax, ... or an id name)
- *   dtype decl   LLM / EngineArgs / AsyncEngineArgs / Engine / set_default_dtype
+ *   dtype decl   set_default_dtype; or LLM / EngineArgs / AsyncEngineArgs / Engine / Ray's configs AND
+ *                a keyword pystore.c reads of them (kv_cache_dtype, dtype, max_model_len, ...: pylex.c),
+ *                as a word or a string (engine_kwargs={"kv_cache_dtype": ...}): `LLM(model)`, or
+ *                `LLM(**kwargs)`, declares nothing pystore.c sees
  *   suppression  a comment mentioning kvlint
  * Words inside comments and strings do not count (the evaluator never looks there), except that
  * string literals are checked for what float() would make of them.
@@ -308,6 +311,8 @@ enum {
     W_CACHE = 128,     /* a cache-tensor name: decisive before `[` or `.method(` with a W_WRITE method */
     W_WRITE = 256,     /* a method that writes into its receiver: in place (fill_, copy_), or a cache
                         * sink's (update of past_key_values.update) */
+    W_DECL = 512,      /* a dtype-declaring callee other than set_default_dtype: with a W_DECL_KW */
+    W_DECL_KW = 1024,  /* a keyword an engine call declares with */
 };
 
 enum { MEMO_SLOTS = 1024 };
@@ -321,8 +326,12 @@ typedef struct word_memo {
 static uint16_t word_flags(const py_state *st, const char *w, size_t n)
 {
     uint16_t f = 0;
-    if (py_is_decl_callee(w, n) || (st && py_is_sink_word(st, w, n)))
-        f |= W_DECISIVE;
+    if (word_is(w, n, "set_default_dtype") || (st && py_is_sink_word(st, w, n)))
+        f |= W_DECISIVE;   /* set_default_dtype(d) declares by position */
+    else if (py_is_decl_callee(w, n))
+        f |= W_DECL;       /* LLM(model): nothing is declared without a keyword pystore.c reads */
+    if (py_is_decl_keyword(w, n))
+        f |= W_DECL_KW;
     if (st && py_is_cache_name(st, w, n))
         f |= W_CACHE;
     if (py_is_infinity_word(w, n))
@@ -436,7 +445,8 @@ static bool field_token(pf_scan *p, lex_kind k, const char *w, size_t n)
 bool py_prefilter_decides(uint16_t flags)
 {
     return (flags & PF_DECISIVE) || ((flags & PF_CAST) && (flags & PF_INT)) || ((flags & PF_SENTINEL) && (flags & PF_TENSOR))
-           || ((flags & PF_INF) && (flags & PF_MUL)) || ((flags & PF_FIELD) && (flags & (PF_DTYPE | PF_CAST)));
+           || ((flags & PF_INF) && (flags & PF_MUL)) || ((flags & PF_FIELD) && (flags & (PF_DTYPE | PF_CAST)))
+           || ((flags & PF_DECL) && (flags & PF_DECL_KW));
 }
 
 /* What ends with the statement before a new top-level one: the import being read, a module alias
@@ -481,6 +491,8 @@ static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
     case LEX_STRING:
         if (py_float_string_special(lx->tok, lx->len, &v))
             f |= PF_SENTINEL | (isinf(v) ? PF_INF : 0);
+        if (py_is_decl_keyword(lx->tok, lx->len))   /* the string's body */
+            f |= PF_DECL_KW;   /* engine_kwargs={"kv_cache_dtype": ...} */
         break;
     case LEX_NUMBER:
         /* a token this lexer cannot read (`10000if`, which Python reads as 10000 if) counts */
@@ -492,6 +504,10 @@ static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
         size_t n = lx->len;
         if ((wf & W_DECISIVE) && p->im.state != IMP_FROM && p->im.state != IMP_IMPORT)
             f |= PF_DECISIVE;   /* a module's path stores nothing (`from vllm.v1.kv_cache_utils import`) */
+        if ((wf & W_DECL) && p->im.state != IMP_FROM && p->im.state != IMP_IMPORT)
+            f |= PF_DECL;
+        if (wf & W_DECL_KW)
+            f |= PF_DECL_KW;
         if ((wf & W_CACHE) && p->im.state == IMP_NONE)
             p->cache = CW_NAME;
         if (wf & W_SENTINEL)

@@ -727,11 +727,13 @@ TSRange *py_slice(const py_state *st, const fe_context *ctx, const char *path, c
         return NULL;
     /* flags[i]: the flags of everything unit i reaches, i.e. the units reaching a flagged one */
     uint16_t *flags = arena_alloc(a, nu * sizeof *flags);
+    uint16_t present = 0;
     for (size_t i = 0; i < nu; i++)
-        flags[i] = u[i].flags;
+        present |= flags[i] = u[i].flags;
     graph back = adjacency(e.v, e.n, nu, true, a);
-    for (uint16_t bit = 1; bit <= PF_DTYPE; bit <<= 1)
-        reach(&back, nu, flags, bit, a);
+    for (uint32_t bit = 1; bit <= 0x8000; bit <<= 1)
+        if (bit & PF_JOINED & present)
+            reach(&back, nu, flags, (uint16_t)bit, a);
     uint16_t *keep = arena_zalloc(a, nu * sizeof *keep);
     for (size_t i = 0; i < nu; i++)
         keep[i] = py_prefilter_decides(flags[i]) || (u[i].flags & PF_UNBALANCED);   /* its note */

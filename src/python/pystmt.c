@@ -488,6 +488,7 @@ static void analyze(const char *path, const char *data, size_t len, const fe_con
         note_syntax_error(&e, root);
     pe_exec_block(&e, root);
     analyse_queue(&e);
+    pe_number_decl_groups(&e);
     bool stopped = e.budget == 0 || arena_bytes(e.a) + arena_bytes(e.s) > ARENA_CAP;
     pe_modules_free(&e);
     arena_free(e.s);

@@ -6,6 +6,7 @@
  * through the call's arguments are (deduplicated).
  * It does not decide whether a fact is a finding (src/check).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "python/pyeval.h"
@@ -259,12 +260,61 @@ bool pe_sink_call(pe_ctx *e, TSNode call, TSNode fn, const aval *recv, const cha
     return true;
 }
 
-/* Engine keywords that declare a dtype or an id range. */
-static const struct { const char *kw; decl_key key; } decl_kwargs[] = {
-    { "kv_cache_dtype", DECL_KV_CACHE_DTYPE }, { "dtype", DECL_MODEL_DTYPE },
-    { "calculate_kv_scales", DECL_KV_SCALES }, { "max_loras", DECL_ID_RANGE },
-    { "max_model_len", DECL_ID_RANGE }, { "context_length", DECL_ID_RANGE },
-};
+/* Each engine call is one group, numbered here by where its first declaration stands (1, 2, ... in
+ * the order of the file), not in the order the calls were evaluated: so a file parsed in parts
+ * (pyslice.c leaves out a call that declares nothing) numbers its groups as when parsed whole. */
+typedef struct group_at { int group; uint32_t line, col; } group_at;
+
+static int cmp_group(const void *a, const void *b)
+{
+    const group_at *x = a, *y = b;
+    return x->group != y->group ? (x->group > y->group) - (x->group < y->group)
+           : x->line != y->line ? (x->line > y->line) - (x->line < y->line)
+                                : (x->col > y->col) - (x->col < y->col);
+}
+
+static int cmp_place(const void *a, const void *b)
+{
+    const group_at *x = a, *y = b;
+    return x->line != y->line ? (x->line > y->line) - (x->line < y->line)
+           : x->col != y->col ? (x->col > y->col) - (x->col < y->col)
+                              : (x->group > y->group) - (x->group < y->group);
+}
+
+void pe_number_decl_groups(pe_ctx *e)
+{
+    deploy_decl *d = e->out->decls.v;
+    size_t n = e->out->decls.n, m = 0;
+    if (n == 0)
+        return;
+    group_at *g = arena_alloc(e->s, n * sizeof *g);
+    for (size_t i = 0; i < n; i++)
+        if (d[i].carrier == CARRIER_PYTHON_CALL && d[i].group > 0)
+            g[m++] = (group_at){ d[i].group, d[i].loc.line, d[i].loc.col };
+    qsort(g, m, sizeof *g, cmp_group);
+    size_t k = 0;   /* each group once, at its first declaration */
+    for (size_t i = 0; i < m; i++)
+        if (k == 0 || g[k - 1].group != g[i].group)
+            g[k++] = g[i];
+    qsort(g, k, sizeof *g, cmp_place);
+    for (size_t r = 0; r < k; r++)
+        g[r].line = (uint32_t)r + 1;   /* the new number, kept in line */
+    qsort(g, k, sizeof *g, cmp_group);
+    for (size_t i = 0; i < n; i++) {
+        if (d[i].carrier != CARRIER_PYTHON_CALL || d[i].group <= 0)
+            continue;
+        size_t lo = 0, hi = k;   /* g is sorted by old group, each once */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (g[mid].group < d[i].group)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < k && g[lo].group == d[i].group)
+            d[i].group = (int)g[lo].line;
+    }
+}
 
 /* Record kw = v (its value node at) as a declaration of group, if v is a literal the engine reads. */
 static void emit_decl(pe_ctx *e, kv_engine engine, const char *kw, decl_key key, const aval *v, TSNode at, int group)
@@ -306,10 +356,12 @@ static void emit_decl(pe_ctx *e, kv_engine engine, const char *kw, decl_key key,
 
 static void emit_kwarg(pe_ctx *e, kv_engine engine, const char *kw, TSNode value, int group)
 {
-    for (size_t i = 0; i < sizeof decl_kwargs / sizeof *decl_kwargs; i++)
-        if (strcmp(kw, decl_kwargs[i].kw) == 0) {
+    size_t nk;
+    const py_decl_keyword *k = py_decl_keywords(&nk);   /* engine keywords (pylex.c) */
+    for (size_t i = 0; i < nk; i++)
+        if (strcmp(kw, k[i].kw) == 0) {
             aval v = pe_eval(e, value);
-            emit_decl(e, engine, kw, decl_kwargs[i].key, &v, value, group);
+            emit_decl(e, engine, kw, k[i].key, &v, value, group);
         }
 }
 
@@ -367,9 +419,11 @@ void pe_dtype_decls(pe_ctx *e, const char *callee_last, const char *origin, cons
             emit_decl(e, engine, NULL, DECL_MODEL_DTYPE, v, at, group);
         return;
     }
-    for (size_t i = 0; i < sizeof decl_kwargs / sizeof *decl_kwargs; i++)
-        if ((v = pe_kwarg(g, decl_kwargs[i].kw, &at)))
-            emit_decl(e, engine, decl_kwargs[i].kw, decl_kwargs[i].key, v, at, group);
+    size_t nk;
+    const py_decl_keyword *k = py_decl_keywords(&nk);
+    for (size_t i = 0; i < nk; i++)
+        if ((v = pe_kwarg(g, k[i].kw, &at)))
+            emit_decl(e, engine, k[i].kw, k[i].key, v, at, group);
 }
 
 /* Whether a keyword argument is spelled, after its last dot, exactly as one of words

@@ -493,7 +493,16 @@ START_TEST(prefilter_words)
         { "x = kv_cache.view(-1, 16)\n", false },
         { "kv_cache.squeeze_(0)\n", false },               /* in place, but its values are its own */
         { "self.kv_cache.fill_(0)\n", true },
-        { "llm = LLM(model='m')\n", true },
+        /* an engine call declares only with a keyword pystore.c reads, as a word or a dict key */
+        { "llm = LLM(model='m')\n", false },
+        { "from vllm import LLM\nllm = LLM(model='m', **kw)\n", false },
+        { "llm = LLM(model='m', kv_cache_dtype='fp8')\n", true },
+        { "from vllm import LLM as L\nd = 'half'\nllm = L('m', dtype=d)\n", true },
+        { "a = EngineArgs(model='m', max_model_len=4096)\n", true },
+        { "c = vLLMEngineProcessorConfig(engine_kwargs={'max_model_len': 16384})\n", true },
+        { "from vllm.engine.arg_utils import EngineArgs\nx = 'max_model_len'\n", true },
+        { "torch.set_default_dtype(torch.float16)\n", true },   /* by position */
+        { "from vllm.LLM import dtype\n", false },             /* a module path declares nothing */
         { "y = ids.to(d)\n", false },                       /* a cast, but no integer source */
         { "y = input_ids.to(d)\n", true },
         { "y = torch.arange(n).float()\n", true },

@@ -117,7 +117,8 @@ static bool has_segment(const char *name, size_t n, const char *const *segs, siz
         while (j < n && name[j] != '_')
             j++;
         for (size_t k = 0; k < nsegs; k++)
-            if (strlen(segs[k]) == j - i && strncasecmp(segs[k], name + i, j - i) == 0)
+            if ((j == i || (segs[k][0] | 0x20) == (name[i] | 0x20)) && strlen(segs[k]) == j - i
+                && strncasecmp(segs[k], name + i, j - i) == 0)
                 return true;
         i = j + 1;
     }
@@ -130,7 +131,8 @@ const char *id_vocab_name_class(const id_vocab *v, const char *name, size_t n)
         return NULL;
     for (size_t i = 0; i < v->classes.n; i++)
         for (size_t k = 0; k < v->classes.v[i].names.n; k++)
-            if (strlen(v->classes.v[i].names.v[k]) == n && memcmp(v->classes.v[i].names.v[k], name, n) == 0)
+            if ((n == 0 || v->classes.v[i].names.v[k][0] == name[0]) && strlen(v->classes.v[i].names.v[k]) == n
+                && memcmp(v->classes.v[i].names.v[k], name, n) == 0)
                 return v->classes.v[i].name;
     if (!has_segment(name, n, v->suffixes.v, v->suffixes.n))
         return NULL;

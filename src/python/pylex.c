@@ -158,9 +158,47 @@ const char *py_name_id_class(const py_state *st, const char *name, size_t n)
 
 /* ---- the tokenizer (pylexer.h) ---- */
 
-static bool is_word_byte(unsigned char c)
+/* Byte classes, as the C locale has them (kvlint never calls setlocale), looked up instead of a
+ * ctype call per byte: 1 skipped between tokens (blanks, newlines, a line-joining backslash),
+ * 2 digit, 4 letter or digit, 8 word byte (letters, digits, '_' and every byte >= 0x80). */
+enum { B_GAP = 1, B_DIGIT = 2, B_ALNUM = 4, B_WORD = 8 };
+static const unsigned char byte_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 0, 0,   /* 0x00 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   /* 0x10 */
+    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   /* 0x20 */
+    14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 0, 0, 0, 0, 0, 0,   /* 0x30 */
+    0, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,   /* 0x40 */
+    12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 0, 1, 0, 0, 8,   /* 0x50 */
+    0, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,   /* 0x60 */
+    12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 0, 0, 0, 0, 0,   /* 0x70 */
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,   /* 0x80 */
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,   /* 0x90 */
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,   /* 0xA0 */
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,   /* 0xB0 */
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,   /* 0xC0 */
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,   /* 0xD0 */
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,   /* 0xE0 */
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,   /* 0xF0 */
+};
+
+static inline bool is_digit_byte(unsigned char c)
 {
-    return isalnum(c) || c == '_' || c >= 0x80;
+    return byte_class[c] & B_DIGIT;
+}
+
+static inline bool is_alnum_byte(unsigned char c)
+{
+    return byte_class[c] & B_ALNUM;
+}
+
+static inline bool is_word_byte(unsigned char c)
+{
+    return byte_class[c] & B_WORD;
+}
+
+static inline bool is_gap_byte(unsigned char c)
+{
+    return byte_class[c] & B_GAP;
 }
 
 static bool is_string_prefix(const char *s, size_t n)
@@ -180,6 +218,12 @@ static void lex_string(lexer *lx)
     lx->p += triple ? 3 : 1;
     lx->tok = lx->p;
     while (lx->p < lx->end) {
+        const char *r = lx->p;   /* the body up to a quote, a backslash or a newline, at once */
+        while (r < lx->end && *r != q && *r != '\\' && *r != '\n')
+            r++;
+        lx->p = r;
+        if (r == lx->end)
+            break;
         char c = *lx->p;
         if (c == '\\' && lx->p + 1 < lx->end) {
             if (lx->p[1] == '\n')
@@ -207,8 +251,7 @@ lex_kind py_lex_next(lexer *lx)
 {
     lx->fresh_line = false;
     for (;;) {
-        while (lx->p < lx->end && (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\r' || *lx->p == '\f'
-                                   || *lx->p == '\\' || *lx->p == '\n')) {
+        while (lx->p < lx->end && is_gap_byte((unsigned char)*lx->p)) {
             if (*lx->p == '\n') {
                 const char *q = lx->p;
                 if (q > lx->line_start && q[-1] == '\r')
@@ -226,8 +269,8 @@ lex_kind py_lex_next(lexer *lx)
         unsigned char c = (unsigned char)*lx->p;
         lx->tok = lx->p;
         if (c == '#') {
-            while (lx->p < lx->end && *lx->p != '\n')
-                lx->p++;
+            const char *nl = memchr(lx->p, '\n', (size_t)(lx->end - lx->p));
+            lx->p = nl ? nl : lx->end;
             lx->len = (size_t)(lx->p - lx->tok);
             return LEX_COMMENT;
         }
@@ -235,12 +278,12 @@ lex_kind py_lex_next(lexer *lx)
             lex_string(lx);
             return LEX_STRING;
         }
-        if (isdigit(c) || (c == '.' && lx->p + 1 < lx->end && isdigit((unsigned char)lx->p[1]))) {
+        if (is_digit_byte(c) || (c == '.' && lx->p + 1 < lx->end && is_digit_byte((unsigned char)lx->p[1]))) {
             bool hex = c == '0' && lx->p + 1 < lx->end && (lx->p[1] == 'x' || lx->p[1] == 'X');
             lx->p++;
             while (lx->p < lx->end) {
                 unsigned char d = (unsigned char)*lx->p;
-                if (isalnum(d) || d == '_' || d == '.')
+                if (is_alnum_byte(d) || d == '_' || d == '.')
                     lx->p++;
                 else if ((d == '+' || d == '-') && !hex && (lx->p[-1] == 'e' || lx->p[-1] == 'E'))
                     lx->p++;
@@ -385,8 +428,23 @@ const py_exports *py_index_source(const char *data, size_t len, kv_arena *arena)
     return ex;
 }
 
+/* Whether "kvlint:" occurs anywhere in the bytes: a suppression needs it, and most files have none. */
+static bool mentions_kvlint_colon(const char *data, size_t len)
+{
+    for (const char *p = data, *end = data + len; len >= 7 && p <= end - 7; p++) {
+        p = memchr(p, 'k', (size_t)(end - 7 - p) + 1);
+        if (!p)
+            return false;
+        if (memcmp(p, "kvlint:", 7) == 0)
+            return true;
+    }
+    return false;
+}
+
 void py_collect_suppressions(const char *data, size_t len, kv_arena *a, file_facts *out)
 {
+    if (!mentions_kvlint_colon(data, len))
+        return;   /* no comment can suppress anything: skip the lexing */
     lexer lx;
     py_lex_init(&lx, data, len);
     for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {

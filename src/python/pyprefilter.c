@@ -92,7 +92,7 @@ static bool word_is(const char *w, size_t n, const char *lit)
 static bool comment_mentions_kvlint(const char *s, size_t n)
 {
     for (size_t i = 0; i + 6 <= n; i++)
-        if (strncasecmp(s + i, "kvlint", 6) == 0)
+        if ((s[i] | 0x20) == 'k' && strncasecmp(s + i, "kvlint", 6) == 0)
             return true;
     return false;
 }

@@ -24,8 +24,8 @@ bool mem_in_array(const char *const *v, size_t count, const char *s, size_t n)
 
 bool mem_in_list(const char *const *list, const char *s, size_t n)
 {
-    for (size_t i = 0; list[i]; i++)
-        if (strlen(list[i]) == n && memcmp(list[i], s, n) == 0)
+    for (size_t i = 0; list[i]; i++)   /* the first byte first: most words differ there */
+        if ((n == 0 || list[i][0] == s[0]) && strlen(list[i]) == n && memcmp(list[i], s, n) == 0)
             return true;
     return false;
 }

@@ -195,6 +195,7 @@ typedef struct pe_ctx {
     TSFieldId fields[F_COUNT];
     const unsigned char *kinds;   /* node_kind by symbol id (py_state's, or this file's) */
     uint32_t nkinds;
+    struct pe_kids_memo *kids;    /* pe_kids' answers by node, in e->s (pytree.c); NULL until the first */
 } pe_ctx;
 
 /* The arguments of one call, evaluated left to right. */

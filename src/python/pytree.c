@@ -15,8 +15,59 @@ TSNode pe_fld(const pe_ctx *e, TSNode n, fid f)
     return ts_node_child_by_field_id(n, e->fields[f]);
 }
 
+/* pe_kids' answers, by node (its subtree and start byte: one node of one tree), so that a body
+ * evaluated again (every call of a summarised function, every round of a loop) is not walked and
+ * copied again. Open addressing in the evaluator's scratch arena; the arrays are never mutated. */
+typedef struct kids_slot {
+    const void *id;      /* NULL: empty */
+    uint32_t start;
+    uint32_t count;
+    TSNode *kids;
+} kids_slot;
+
+struct pe_kids_memo {
+    kids_slot *v;
+    size_t cap, n;       /* cap a power of two, n < cap / 2 */
+};
+
+static size_t kids_hash(const void *id, uint32_t start, size_t cap)
+{
+    uint64_t h = (uint64_t)(uintptr_t)id * 0x9E3779B97F4A7C15u ^ start;
+    return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+static kids_slot *kids_find(struct pe_kids_memo *m, const void *id, uint32_t start)
+{
+    size_t i = kids_hash(id, start, m->cap);
+    while (m->v[i].id && (m->v[i].id != id || m->v[i].start != start))
+        i = (i + 1) & (m->cap - 1);
+    return &m->v[i];
+}
+
+/* The slot for n (empty if not yet known), growing the table first if needed; NULL if no memo. */
+static kids_slot *kids_slot_for(pe_ctx *e, TSNode n)
+{
+    struct pe_kids_memo *m = e->kids;
+    if (!m) {
+        m = e->kids = arena_zalloc(e->s, sizeof *m);
+        m->cap = 256;
+        m->v = arena_zalloc(e->s, m->cap * sizeof *m->v);
+    }
+    if (2 * (m->n + 1) >= m->cap) {
+        kids_slot *old = m->v;
+        size_t oc = m->cap;
+        m->cap *= 2;
+        m->v = arena_zalloc(e->s, m->cap * sizeof *m->v);
+        for (size_t i = 0; i < oc; i++)
+            if (old[i].id)
+                *kids_find(m, old[i].id, old[i].start) = old[i];
+    }
+    return kids_find(m, n.id, ts_node_start_byte(n));
+}
+
 /* The named children of n except comments, in order (ts_node_named_child(n, i) is linear in i,
- * so loops over long blocks go through a cursor once). *count receives their number. */
+ * so loops over long blocks go through a cursor once). *count receives their number. The array
+ * is shared by every call for the same node: read it, never write it. */
 TSNode *pe_kids(pe_ctx *e, TSNode n, uint32_t *count)
 {
     *count = 0;
@@ -25,6 +76,11 @@ TSNode *pe_kids(pe_ctx *e, TSNode n, uint32_t *count)
     uint32_t cap = ts_node_child_count(n);
     if (cap == 0)
         return NULL;
+    kids_slot *slot = kids_slot_for(e, n);
+    if (slot->id) {
+        *count = slot->count;
+        return slot->kids;
+    }
     TSNode *out = arena_alloc(e->s, cap * sizeof *out);
     TSTreeCursor c = ts_tree_cursor_new(n);
     for (bool ok = ts_tree_cursor_goto_first_child(&c); ok; ok = ts_tree_cursor_goto_next_sibling(&c)) {
@@ -33,6 +89,8 @@ TSNode *pe_kids(pe_ctx *e, TSNode n, uint32_t *count)
             out[(*count)++] = k;
     }
     ts_tree_cursor_delete(&c);
+    *slot = (kids_slot){ n.id, ts_node_start_byte(n), *count, out };
+    e->kids->n++;
     return out;
 }
 

@@ -15,7 +15,7 @@ bench-config: bench/config-bench$(EXEEXT)
 EXTRA_PROGRAMS += bench/python-bench
 bench_python_bench_SOURCES = bench/python-bench.c
 bench_python_bench_LDADD = $(KV_LIBS)
-EXTRA_DIST += bench/python-facts.sh
+EXTRA_DIST += bench/python-facts.sh bench/python.results.md
 bench-python: bench/python-bench$(EXEEXT) src/kvlint$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/python-facts.sh .
 

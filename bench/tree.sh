@@ -9,7 +9,7 @@
 # 3), and a one-file run as a pre-commit hook makes it (`kvlint check ONEFILE`, default the largest
 # .py file of the tree; best of 5). Targets (issue 12): vLLM <= 4 s wall on 2 cores, <= 150 MB;
 # one file <= 30 ms. Build without sanitizers, on an otherwise idle machine: a loaded machine
-# inflates every number here.
+# inflates every number here (bench/python.results.md compares builds by instruction counts).
 set -u
 build=.
 case "${1:-}" in */*|.|..) if [ -x "$1/src/kvlint" ]; then build=$1; shift; fi ;; esac

@@ -263,7 +263,7 @@ bool pe_sink_call(pe_ctx *e, TSNode call, TSNode fn, const aval *recv, const cha
 /* Each engine call is one group, numbered here by where its first declaration stands (1, 2, ... in
  * the order of the file), not in the order the calls were evaluated: so a file parsed in parts
  * (pyslice.c leaves out a call that declares nothing) numbers its groups as when parsed whole. */
-typedef struct group_at { int group; uint32_t line, col; } group_at;
+typedef struct group_at { int group, number; uint32_t line, col; } group_at;
 
 static int cmp_group(const void *a, const void *b)
 {
@@ -290,7 +290,7 @@ void pe_number_decl_groups(pe_ctx *e)
     group_at *g = arena_alloc(e->s, n * sizeof *g);
     for (size_t i = 0; i < n; i++)
         if (d[i].carrier == CARRIER_PYTHON_CALL && d[i].group > 0)
-            g[m++] = (group_at){ d[i].group, d[i].loc.line, d[i].loc.col };
+            g[m++] = (group_at){ d[i].group, 0, d[i].loc.line, d[i].loc.col };
     qsort(g, m, sizeof *g, cmp_group);
     size_t k = 0;   /* each group once, at its first declaration */
     for (size_t i = 0; i < m; i++)
@@ -298,7 +298,7 @@ void pe_number_decl_groups(pe_ctx *e)
             g[k++] = g[i];
     qsort(g, k, sizeof *g, cmp_place);
     for (size_t r = 0; r < k; r++)
-        g[r].line = (uint32_t)r + 1;   /* the new number, kept in line */
+        g[r].number = (int)r + 1;
     qsort(g, k, sizeof *g, cmp_group);
     for (size_t i = 0; i < n; i++) {
         if (d[i].carrier != CARRIER_PYTHON_CALL || d[i].group <= 0)
@@ -312,7 +312,7 @@ void pe_number_decl_groups(pe_ctx *e)
                 hi = mid;
         }
         if (lo < k && g[lo].group == d[i].group)
-            d[i].group = (int)g[lo].line;
+            d[i].group = g[lo].number;
     }
 }
 

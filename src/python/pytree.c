@@ -44,7 +44,7 @@ static kids_slot *kids_find(struct pe_kids_memo *m, const void *id, uint32_t sta
     return &m->v[i];
 }
 
-/* The slot for n (empty if not yet known), growing the table first if needed; NULL if no memo. */
+/* The slot for n (empty if not yet known), making the table on first use and growing it first if needed. */
 static kids_slot *kids_slot_for(pe_ctx *e, TSNode n)
 {
     struct pe_kids_memo *m = e->kids;

@@ -6,12 +6,14 @@
  * the evaluator can emit needs a word the prefilter looks for, and both sides use the same word
  * lists (pylex.c, pytorch_api.c):
  *   store        a sink word (the sink table's calls and classes, .kvlint.yaml sinks), or a
- *                cache-tensor name (`kv_cache`, `k_buffer`, ...) where a write can name it: before
- *                a subscript (`k_cache[i] = x`) or a call of a method that writes into it (an
- *                in-place method of the torch API table, `kv_cache.copy_(x)`, or a cache sink's,
- *                `past_key_values.update(k, v, i)`), as pe_base_name reads a write's target; the
- *                name alone (`kv_cache_dtype`, `is_quantized_kv_cache(...)`) or another method
- *                (`self.kv_cache_manager.free(r)`, `kv_cache.view(...)`) stores nothing
+ *                cache-tensor name (`kv_cache`, `k_buffer`, ...) where a write names it: its
+ *                subscript as a target (`k_cache[i] = x`, `k[i], v[i] = ...`) or a call of a
+ *                method that writes into it, after subscripts too (an in-place method of the torch
+ *                API table, `kv_cache[0].copy_(x)`, or a cache sink's, `past_key_values.update(k,
+ *                v, i)`), as pe_base_name reads a write's target (cache_token); the name alone
+ *                (`kv_cache_dtype`, `is_quantized_kv_cache(...)`), a read (`s = self.kv_cache[0]`)
+ *                or another method (`self.kv_cache_manager.free(r)`, `kv_cache.view(...)`) stores
+ *                nothing
  *   construction a sentinel (a literal >= PY_SENTINEL_MAGNITUDE, an infinity word, finfo/iinfo,
  *                float("inf")-like strings, or a sentinel imported from another scanned file: see
  *                below) AND a known dtype: the keyword `dtype` or a cast method after '.'; or a
@@ -375,8 +377,12 @@ typedef struct pf_scan {
     uint32_t prev_line;   /* line of the previous token */
     int depth;            /* bracket depth */
     enum { CF_NONE, CF_OBJECT, CF_DOT, CF_FIELD, CF_GET, CF_SUBSCRIPT, CF_GETATTR, CF_GETATTR_PAREN } field;
-    enum { CW_NONE, CW_NAME, CW_DOT, CW_METHOD } cache;
-                          /* after a cache-tensor name: `name`, `name.`, `name.method` */
+    enum { CW_NONE, CW_NAME, CW_SUB, CW_CLOSED, CW_DOT, CW_METHOD } cache;
+                          /* after a cache-tensor name: `name`, inside `name[`, after `name[...]`,
+                           * `name.` (or `name[...].`), `name.method` */
+    int cache_depth;      /* CW_SUB: the depth of its '[' */
+    bool cache_target;    /* a `name[...]` read in this statement may be a target: a later `=` says */
+    bool stmt_as;         /* the statement says `as` (`with f() as k_cache[0]:`) */
                           /* reading `config.x` (a field unless a call follows), `config.get(`,
                            * `config[`, or `getattr(config` */
 } pf_scan;
@@ -396,19 +402,63 @@ static void pf_init(pf_scan *p, const py_state *st, const fe_context *ctx, const
     p->depth = 0;
     p->field = CF_NONE;
     p->cache = CW_NONE;
+    p->cache_depth = 0;
+    p->cache_target = p->stmt_as = false;
 }
 
-/* A cache-tensor name followed by `[`, or by `.method(` where the method writes into its receiver
- * (wf: the word's W_* flags): a write into the cache may be made here, as pe_write_into, pytorch.c
- * apply_inplace and a cache sink's receiver make one. `kv_cache.view(...)` or
- * `self.kv_cache_manager.free(r)` write nothing (pe_base_name does not look through a call). */
-static bool cache_token(pf_scan *p, lex_kind k, const char *tok, uint16_t wf)
+/* Is the '=' token an assignment (`=`, `+=`, `>>=`), not part of `==`, `!=`, `<=`, `>=`? As
+ * pyslice.c reads one; the operator's bytes are on the token's line. */
+static bool assigns_at(const lexer *lx)
 {
-    char c = k == LEX_PUNCT ? *tok : 0;
-    bool store = (p->cache == CW_NAME && c == '[') || (p->cache == CW_METHOD && c == '(');
-    p->cache = p->cache == CW_NAME && c == '.'                            ? CW_DOT
-               : p->cache == CW_DOT && k == LEX_WORD && (wf & W_WRITE) ? CW_METHOD
-                                                                         : CW_NONE;
+    const char *p = lx->tok, *line = lx->tok_line;
+    if (p + 1 < lx->end && p[1] == '=')
+        return false;
+    if (p > line && (p[-1] == '=' || p[-1] == '!'))
+        return false;
+    if (p > line && (p[-1] == '<' || p[-1] == '>'))
+        return p - 1 > line && p[-2] == p[-1];   /* <<= >>= */
+    return true;
+}
+
+/* A cache-tensor name written into, as pe_write_into, pytorch.c apply_inplace and a cache sink's
+ * receiver write (wf: the word's W_* flags): its subscript as a target (`k_cache[i] = x`,
+ * `k_cache[i] += x`, `k[i], v[i] = ...`, `for k_cache[i] in`, `with ... as k_cache[i]`), or a call of
+ * a method that writes into its receiver, after subscripts too (`kv_cache.copy_(x)`,
+ * `kv_cache[0].fill_(v)`). A read (`conv_state = self.kv_cache[0]`, `f(kv_cache[i])`),
+ * `kv_cache.view(...)` or `self.kv_cache_manager.free(r)` writes nothing (pe_base_name does not
+ * look through a call). A subscript followed by anything else may be a target: the statement's
+ * next `=` at bracket depth 0 (not `==`, `<=`), `in` or `as` decides. */
+static bool cache_token(pf_scan *p, const lexer *lx, lex_kind k, uint16_t wf)
+{
+    char c = k == LEX_PUNCT ? *lx->tok : 0;
+    bool store = p->cache == CW_METHOD && c == '(';
+    switch (p->cache) {
+    case CW_NAME:
+    case CW_CLOSED:
+        if (c == '[')
+            p->cache = CW_SUB, p->cache_depth = p->depth;
+        else if (c == '.')
+            p->cache = CW_DOT;
+        else
+            p->cache_target |= p->cache == CW_CLOSED, p->cache = CW_NONE;
+        break;
+    case CW_SUB:
+        if (c == ']' && p->depth == p->cache_depth + 1)
+            p->cache = CW_CLOSED;
+        break;
+    case CW_DOT:
+        p->cache = k == LEX_WORD && (wf & W_WRITE) ? CW_METHOD : CW_NONE;
+        break;
+    case CW_METHOD:
+    case CW_NONE:
+        p->cache = CW_NONE;
+        break;
+    }
+    bool as = k == LEX_WORD && word_is(lx->tok, lx->len, "as");
+    if (p->cache_target && (p->stmt_as || as || (k == LEX_WORD && word_is(lx->tok, lx->len, "in"))
+                            || (c == '=' && p->depth == 0 && assigns_at(lx))))
+        store = true, p->cache_target = false;
+    p->stmt_as |= as;
     return store;
 }
 
@@ -474,6 +524,9 @@ static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
     bool first_on_line = (lx->fresh_line || p->prev_line == 0) && p->depth == 0;
     p->prev_line = lx->line;
     if (first_on_line || (k == LEX_PUNCT && *lx->tok == ';')) {
+        if (p->cache == CW_CLOSED)   /* `kv_cache[0]` ended its statement */
+            p->cache = CW_NONE;
+        p->cache_target = p->stmt_as = false;
         sentinel |= end_name(&p->im, p->ctx, p->path);
         start_statement(&p->im, k == LEX_WORD ? lx->tok : "", k == LEX_WORD ? lx->len : 0);
     } else if (p->im.state != IMP_NONE) {
@@ -484,7 +537,7 @@ static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
     if (field_token(p, k, lx->tok, lx->len))
         f |= PF_FIELD;
     uint16_t wf = k == LEX_WORD ? memo_flags(p->memo, p->st, lx->tok, lx->len) : 0;
-    if (k != LEX_COMMENT && cache_token(p, k, lx->tok, wf))
+    if (k != LEX_COMMENT && cache_token(p, lx, k, wf))
         f |= PF_DECISIVE;
     double v;
     switch (k) {
@@ -508,7 +561,7 @@ static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
             f |= PF_DECL;
         if (wf & W_DECL_KW)
             f |= PF_DECL_KW;
-        if ((wf & W_CACHE) && p->im.state == IMP_NONE)
+        if ((wf & W_CACHE) && p->im.state == IMP_NONE && p->cache != CW_SUB)   /* k_cache[kv_cache_idx] */
             p->cache = CW_NAME;
         if (wf & W_SENTINEL)
             f |= PF_SENTINEL | (wf & W_INF ? PF_INF : 0);
@@ -549,6 +602,8 @@ static uint16_t pf_finish(pf_scan *p)
 {
     bool sentinel = end_name(&p->im, p->ctx, p->path);
     uint16_t f = p->field == CF_FIELD || p->field == CF_GET ? PF_FIELD : 0;
+    if (p->cache == CW_SUB)   /* `k_cache[` never closed: a syntax error, which may hide a store */
+        f |= PF_DECISIVE;
     sentinel |= chain_other(&p->ch, p->ctx, p->path, LEX_END, "");
     return f | (sentinel ? PF_SENTINEL : 0);
 }

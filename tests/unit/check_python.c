@@ -493,6 +493,22 @@ START_TEST(prefilter_words)
         { "x = kv_cache.view(-1, 16)\n", false },
         { "kv_cache.squeeze_(0)\n", false },               /* in place, but its values are its own */
         { "self.kv_cache.fill_(0)\n", true },
+        /* a subscript stores only as a target, or as the receiver of a writing method */
+        { "conv_state = self.kv_cache[0]\nssm_state = self.kv_cache[1]\n", false },
+        { "f(kv_cache[0], x)\nif kv_cache[1] is None:\n    pass\n", false },
+        { "ok = kv_cache[0] == x\nlo = kv_cache[1] <= y\n", false },
+        { "kv_cache[0]\nx = 1\n", false },
+        { "k_cache[i], v_cache[i] = k, v\n", true },
+        { "(k_cache[i], n) = k, 1\n", true },
+        { "kv_cache[0][i] = k\n", true },
+        { "kv_cache[0] >>= 1\n", true },
+        { "kv_cache[0].copy_(k)\n", true },
+        { "kv_cache[0]: T = k\n", true },
+        { "for kv_cache[i] in rows:\n    pass\n", true },
+        { "with f() as self.kv_cache[0]:\n    pass\n", true },
+        { "kv_cache[idx[0]] = k\n", true },
+        { "k_cache[kv_cache_idx] = k\n", true },
+        { "k_cache[i\n", true },                              /* unclosed: may hide a store */
         /* an engine call declares only with a keyword pystore.c reads, as a word or a dict key */
         { "llm = LLM(model='m')\n", false },
         { "from vllm import LLM\nllm = LLM(model='m', **kw)\n", false },

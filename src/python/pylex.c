@@ -456,3 +456,14 @@ void py_collect_suppressions(const char *data, size_t len, kv_arena *a, file_fac
         }
     }
 }
+
+bool py_is_assign(const char *data, const char *p, const char *end)
+{
+    if (p + 1 < end && p[1] == '=')
+        return false;
+    if (p > data && (p[-1] == '=' || p[-1] == '!'))
+        return false;
+    if (p > data && (p[-1] == '<' || p[-1] == '>'))
+        return p - 1 > data && p[-2] == p[-1];   /* <<= >>= */
+    return true;
+}

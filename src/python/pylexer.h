@@ -29,5 +29,8 @@ lex_kind py_lex_next(lexer *lx);
 /* Does this token spell a sentinel by itself (a large or unreadable number, an infinity word,
  * finfo/iinfo, a string float() reads as special)? */
 bool py_token_is_sentinel(lex_kind k, const char *s, size_t n);
+/* Is the '=' at p (data: where the bytes before it may be read, such as the token's line) an
+ * assignment (`=`, `+=`, `>>=`, `:=`), not part of `==`, `!=`, `<=`, `>=`? */
+bool py_is_assign(const char *data, const char *p, const char *end);
 
 #endif

@@ -406,20 +406,6 @@ static void pf_init(pf_scan *p, const py_state *st, const fe_context *ctx, const
     p->cache_target = p->stmt_as = false;
 }
 
-/* Is the '=' token an assignment (`=`, `+=`, `>>=`), not part of `==`, `!=`, `<=`, `>=`? As
- * pyslice.c reads one; the operator's bytes are on the token's line. */
-static bool assigns_at(const lexer *lx)
-{
-    const char *p = lx->tok, *line = lx->tok_line;
-    if (p + 1 < lx->end && p[1] == '=')
-        return false;
-    if (p > line && (p[-1] == '=' || p[-1] == '!'))
-        return false;
-    if (p > line && (p[-1] == '<' || p[-1] == '>'))
-        return p - 1 > line && p[-2] == p[-1];   /* <<= >>= */
-    return true;
-}
-
 /* A cache-tensor name written into, as pe_write_into, pytorch.c apply_inplace and a cache sink's
  * receiver write (wf: the word's W_* flags): its subscript as a target (`k_cache[i] = x`,
  * `k_cache[i] += x`, `k[i], v[i] = ...`, `for k_cache[i] in`, `with ... as k_cache[i]`), or a call of
@@ -456,7 +442,7 @@ static bool cache_token(pf_scan *p, const lexer *lx, lex_kind k, uint16_t wf)
     }
     bool as = k == LEX_WORD && word_is(lx->tok, lx->len, "as");
     if (p->cache_target && (p->stmt_as || as || (k == LEX_WORD && word_is(lx->tok, lx->len, "in"))
-                            || (c == '=' && p->depth == 0 && assigns_at(lx))))
+                            || (c == '=' && p->depth == 0 && py_is_assign(lx->tok_line, lx->tok, lx->end))))
         store = true, p->cache_target = false;
     p->stmt_as |= as;
     return store;

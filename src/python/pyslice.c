@@ -197,18 +197,6 @@ static void bind(const binder *b, const word_ref *r, kv_arena *a, ref_vec *defs)
     }
 }
 
-/* Is the `=` at p an assignment (`=`, `+=`, `>>=`, `:=`), not part of `==`, `!=`, `<=`, `>=`? */
-static bool assigns(const char *data, const char *p, const char *end)
-{
-    if (p + 1 < end && p[1] == '=')
-        return false;
-    if (p > data && (p[-1] == '=' || p[-1] == '!'))
-        return false;
-    if (p > data && (p[-1] == '<' || p[-1] == '>'))
-        return p - 1 > data && p[-2] == p[-1];   /* <<= >>= */
-    return true;
-}
-
 static void binder_word(binder *b, const word_ref *r, bool keyword, int depth, kv_arena *a, ref_vec *defs)
 {
     const char *w = r->w;
@@ -412,7 +400,7 @@ static void reader_punct(reader *rd, const lexer *lx)
 {
     char c = *lx->tok;
     bool other = rd->u[rd->cur].kind == PY_UNIT_OTHER;
-    bool assign = c == '=' && assigns(rd->data, lx->tok, rd->data + rd->len);
+    bool assign = c == '=' && py_is_assign(rd->data, lx->tok, rd->data + rd->len);
     if (rd->sa.state == SA_READ && rd->sa.depth == 0 && rd->sa.ref == rd->refs->n && (c == ':' || assign))
         rd->refs->n--;   /* `self.x = v`, `self.x: T = v` rebind x: the statement does not read it */
     self_attr_next(rd, c, false);

@@ -141,7 +141,7 @@ const char *pe_self_key(pe_ctx *e, TSNode attr_node)
     TSNode obj = pe_fld(e, attr_node, F_object);
     if (!pe_is(obj, "identifier") || strcmp(pe_raw_text(e, obj), e->fr->self_name) != 0)
         return NULL;
-    return arena_printf(e->a, "self.%s", pe_raw_text(e, pe_fld(e, attr_node, F_attribute)));
+    return arena_join(e->a, "self", '.', pe_raw_text(e, pe_fld(e, attr_node, F_attribute)));
 }
 
 aval pe_lookup_self(pe_ctx *e, const char *key, TSNode at)

@@ -170,7 +170,7 @@ static const char *dotted_at(pe_ctx *e, TSNode n, int depth)
     TSNode attr = pe_fld(e, n, F_attribute);
     if (!obj || ts_node_is_null(attr))
         return NULL;
-    return arena_printf(e->a, "%s.%s", obj, pe_raw_text(e, attr));
+    return arena_join(e->a, obj, '.', pe_raw_text(e, attr));
 }
 
 const char *pe_dotted(pe_ctx *e, TSNode n)

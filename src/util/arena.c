@@ -125,6 +125,18 @@ char *arena_printf(kv_arena *a, const char *fmt, ...)
     return d;
 }
 
+char *arena_join(kv_arena *a, const char *x, char sep, const char *y)
+{
+    size_t nx = strlen(x), ny = strlen(y);
+    if (nx > SIZE_MAX - ny - 2)
+        kv_out_of_memory();
+    char *d = arena_alloc(a, nx + ny + 2);
+    memcpy(d, x, nx);
+    d[nx] = sep;
+    memcpy(d + nx + 1, y, ny + 1);
+    return d;
+}
+
 size_t arena_bytes(const kv_arena *a)
 {
     return a->total;

@@ -23,6 +23,8 @@ char *arena_strdup(kv_arena *a, const char *s);
 char *arena_strndup(kv_arena *a, const char *s, size_t n);
 char *arena_printf(kv_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *arena_vprintf(kv_arena *a, const char *fmt, va_list ap);
+/* x, the character sep, then y, as one string: the dotted names of the analysis, without printf. */
+char *arena_join(kv_arena *a, const char *x, char sep, const char *y);
 size_t arena_bytes(const kv_arena *a);
 
 /* Grow an arena-backed array: returns a block of at least need elements holding the old *n ones. */

@@ -34,6 +34,8 @@ START_TEST(arena_alignment_and_growth)
     memset(big, 1, 5u << 20);
     ck_assert_str_eq(arena_printf(a, "%s-%d", "x", 42), "x-42");
     ck_assert_str_eq(arena_strndup(a, "abcdef", 3), "abc");
+    ck_assert_str_eq(arena_join(a, "self.impl", '.', "kv_cache"), "self.impl.kv_cache");
+    ck_assert_str_eq(arena_join(a, "", '.', ""), ".");
     arena_free(a);
 }
 END_TEST

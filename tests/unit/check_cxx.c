@@ -325,6 +325,11 @@ START_TEST(pch_per_setting)
     char dir[] = "/tmp/kvlint-check-pch.XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     char *vec = fs_join(dir, "vector");
+    /* a folder of that name is no header (the fixtures have a `limits/`) */
+    ck_assert_int_eq(mkdir(vec, 0700), 0);
+    cuda[8] = dir;
+    ck_assert_ptr_eq(cxx_pch_for(st, "cuda", cuda, n), p1);
+    ck_assert_int_eq(rmdir(vec), 0);
     FILE *f = fopen(vec, "w");
     ck_assert_ptr_nonnull(f);
     fclose(f);

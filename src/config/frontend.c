@@ -85,8 +85,9 @@ static int by_position(const void *a, const void *b)
 /* index(): the files this one's commands name with `--config FILE` / `--extra_llm_api_options FILE`
  * (a lexical look, so that a config file holding only `model` and `dtype`, no server-only option, is
  * still read as the engine config it is). NULL-terminated list of names, or NULL. */
-static const void *index_config_names(const fe_source *src, kv_arena *a)
+static const void *index_config_names(const fe_source *src, const void *state, kv_arena *a)
 {
+    (void)state;
     const char *data = src->data;
     static const char *const opts[] = { "--config", "--extra_llm_api_options", "--extra-llm-api-options", NULL };
     ARENA_VEC(const char *) names = {0};

@@ -144,6 +144,9 @@ void cxx_pch_free(cxx_pch *p);
  * the prelude), built on first use; NULL when none applies. Thread-safe. */
 const char *cxx_pch_for(const cxx_state *st, const char *lang, const char *const *args, size_t nargs);
 bool cxx_is_include_flag(const char *arg);
+/* The setting of an argument vector, as cxx_pch_for keys its headers: the language and every
+ * argument but the include folders, NUL-separated, in a; *len its length. */
+const char *cxx_pch_setting(const char *lang, const char *const *args, size_t nargs, kv_arena *a, size_t *len);
 /* How many parse settings the run has met (a header built, or tried, for each). */
 size_t cxx_pch_count(cxx_pch *p);
 
@@ -184,9 +187,14 @@ bool cxx_reach(const cxx_state *st, const cxx_source_text *main, const cxx_sourc
 
 /* ---- parsing (cxxparse.c) ---- */
 
-/* Parse src; NULL with a note in out->diags when libclang cannot. *idx receives the index to
- * dispose after the unit. */
-CXTranslationUnit cxx_parse(const cxx_state *st, const fe_source *src, CXIndex *idx, file_facts *out);
+/* The arguments src is parsed with (language, defaults, the database's flags, include folders,
+ * the stubs), in a; *prelude_at: where the prelude or the precompiled header goes. */
+const char **cxx_parse_args(const cxx_state *st, const fe_source *src, kv_arena *a, size_t *n, size_t *prelude_at);
+/* src's parse setting (cxx_pch_setting of those arguments), in a. */
+const char *cxx_parse_setting(const cxx_state *st, const fe_source *src, kv_arena *a, size_t *len);
+/* Parse src, with the setting's precompiled header when use_pch (and one applies); NULL with a
+ * note in out->diags when libclang cannot. *idx receives the index to dispose after the unit. */
+CXTranslationUnit cxx_parse(const cxx_state *st, const fe_source *src, bool use_pch, CXIndex *idx, file_facts *out);
 /* Unresolved includes and fatal errors of the unit as notes on out (at most a few). */
 void cxx_report_diagnostics(CXTranslationUnit tu, const fe_source *src, file_facts *out);
 /* Expansion position of l when it is in the main file (a macro used there counts); false if not. */

@@ -97,15 +97,8 @@ static enum CXErrorCode parse_with(const fe_source *src, const char *const *args
     return err;
 }
 
-CXTranslationUnit cxx_parse(const cxx_state *st, const fe_source *src, CXIndex *idx, file_facts *out)
+const char **cxx_parse_args(const cxx_state *st, const fe_source *src, kv_arena *a, size_t *n, size_t *prelude_at)
 {
-    const char *why;
-    *idx = NULL;
-    if (!kv_libclang_load(&why)) {
-        diag_add(&out->diags, DIAG_WARNING, src->path, 0, 0, "not analysed: libclang is not available (%s)", why);
-        return NULL;
-    }
-    kv_arena *a = out->arena;
     ARENA_VEC(const char *) args = {0};
     bool cuda = strcmp(src->lang, "cuda") == 0;
     push(a, &args, "-x");
@@ -119,7 +112,7 @@ CXTranslationUnit cxx_parse(const cxx_state *st, const fe_source *src, CXIndex *
         push(a, &args, "-nocudalib");
         push(a, &args, "--cuda-host-only");
     }
-    size_t prelude_at = args.n;  /* the prelude or the precompiled headers go here */
+    *prelude_at = args.n;  /* the prelude or the precompiled headers go here */
     for (size_t i = 0; i < src->nargs; i++) {
         /* The database's language for a .cu file is CUDA already; -x c++ from a host compiler entry
          * of a CUDA file would hide the kernels. */
@@ -139,13 +132,35 @@ CXTranslationUnit cxx_parse(const cxx_state *st, const fe_source *src, CXIndex *
         ancestor_includes(a, &args, src->path);
     push(a, &args, "-idirafter");
     push(a, &args, st->stubs);
+    *n = args.n;
+    return args.v;
+}
 
-    const char *pch = cxx_pch_for(st, src->lang, args.v, args.n);
+const char *cxx_parse_setting(const cxx_state *st, const fe_source *src, kv_arena *a, size_t *len)
+{
+    size_t n, prelude_at;
+    const char **args = cxx_parse_args(st, src, a, &n, &prelude_at);
+    return cxx_pch_setting(src->lang, args, n, a, len);
+}
+
+CXTranslationUnit cxx_parse(const cxx_state *st, const fe_source *src, bool use_pch, CXIndex *idx, file_facts *out)
+{
+    const char *why;
+    *idx = NULL;
+    if (!kv_libclang_load(&why)) {
+        diag_add(&out->diags, DIAG_WARNING, src->path, 0, 0, "not analysed: libclang is not available (%s)", why);
+        return NULL;
+    }
+    kv_arena *a = out->arena;
+    bool cuda = strcmp(src->lang, "cuda") == 0;
+    size_t nargs, prelude_at;
+    const char **args = cxx_parse_args(st, src, a, &nargs, &prelude_at);
+    const char *pch = use_pch ? cxx_pch_for(st, src->lang, args, nargs) : NULL;
     /* args with the prelude (or the precompiled headers, which hold it) at prelude_at */
-    size_t n = args.n + 2;
+    size_t n = nargs + 2;
     const char **v = arena_alloc(a, n * sizeof *v);
-    memcpy(v, args.v, prelude_at * sizeof *v);
-    memcpy(v + prelude_at + 2, args.v + prelude_at, (args.n - prelude_at) * sizeof *v);
+    memcpy(v, args, prelude_at * sizeof *v);
+    memcpy(v + prelude_at + 2, args + prelude_at, (nargs - prelude_at) * sizeof *v);
     CXTranslationUnit tu = NULL;
     enum CXErrorCode err = CXError_Failure;
     if (pch) {
@@ -164,7 +179,7 @@ CXTranslationUnit cxx_parse(const cxx_state *st, const fe_source *src, CXIndex *
         v[prelude_at] = "-include";
         v[prelude_at + 1] = arena_printf(a, "%s/kvlint_cuda_prelude.h", st->stubs);
         if (skip)
-            memmove(v + prelude_at, v + prelude_at + 2, (args.n - prelude_at) * sizeof *v);
+            memmove(v + prelude_at, v + prelude_at + 2, (nargs - prelude_at) * sizeof *v);
         err = parse_with(src, v, n - skip, idx, &tu);
     }
     if (!tu) {

@@ -12,9 +12,11 @@
  * then parses with `-include-pch` instead of the prelude, as if those headers were included first;
  * its own `#include <vector>` finds the header's guard defined and costs nothing.
  *
- * A file does not use one when one of its include folders holds a file named like a header of
- * the set (the file would have read that one instead), when the set's parse had errors, or when
- * the run already holds CXX_PCH_MAX settings. cxxparse.c parses again without it when libclang
+ * Only files of a setting that two or more parsed files of the run share ask for one (frontend.c
+ * decides it from pass 1, so the same for any -j): for one file, building the header costs more
+ * time and memory than parsing the file plainly. A file does not use one when one of its include
+ * folders holds a file named like a header of the set (the file would have read that one
+ * instead), when the set's parse had errors, or when the run already holds CXX_PCH_MAX settings. cxxparse.c parses again without it when libclang
  * rejects it. The files live in a private temporary folder removed by cxx_pch_free().
  *
  * The one mutable object of the front end: threads share it under its mutex. A header is built
@@ -103,6 +105,15 @@ static char *setting_key(const char *lang, const char *const *args, size_t nargs
     }
     *len = (size_t)(p - k);
     return k;
+}
+
+const char *cxx_pch_setting(const char *lang, const char *const *args, size_t nargs, kv_arena *a, size_t *len)
+{
+    char *k = setting_key(lang, args, nargs, len);
+    char *out = arena_alloc(a, *len);
+    memcpy(out, k, *len);
+    free(k);
+    return out;
 }
 
 /* Would one of the file's include folders give it another header than the set's? */

@@ -2,9 +2,12 @@
  * frontend.c: `cxx_frontend`, the C/C++/CUDA front end as the scanner sees it (frontend.h).
  *
  * Claims .cu/.cuh (CUDA), .cpp/.cc/.cxx/.hpp/.hh/.hxx (C++), and .h when its bytes look like C++
- * or CUDA. analyze() collects `// kvlint: ignore[...]` comments, applies the prefilter, parses with
- * libclang (cxxparse.c) and walks the unit (cxxeval.c). One libclang index per call: threads share
- * nothing but the read-only table.
+ * or CUDA. index() (pass 1) applies the prefilter (analyze() does when pass 1 did not run) and
+ * notes a kept file's parse setting; link() counts the files of each setting. analyze() collects
+ * `// kvlint: ignore[...]` comments, parses with libclang (cxxparse.c; with the setting's
+ * precompiled header only when another kept file shares the setting, cxxpch.c) and walks the unit
+ * (cxxeval.c). One libclang index per call:
+ * threads share nothing but the read-only table and the precompiled headers' list.
  *
  * The prefilter is lexical and sound relative to the evaluator: a store fact needs (1) a pointer
  * named like a cache, or of element type cache_t, or the first part of a sink's name
@@ -295,19 +298,119 @@ bool cxx_prefilter_explain(const cxx_state *st, const fe_source *src, kv_arena *
     return cxx_reach(st, &main, c.texts.v, c.texts.n, a, why);
 }
 
-static void cxx_analyze(const fe_source *src, const fe_context *ctx, file_facts *out)
+/* ---- pass 1 and the link: which files are parsed, and which settings they share ---- */
+
+/* What pass 1 learnt of a file: whether the prefilter keeps it (of how many bytes), and, if it
+ * does, its parse setting (cxx_parse_setting). */
+typedef struct cxx_export {
+    bool kept;
+    size_t len;
+    const char *setting;
+    size_t setting_len;
+} cxx_export;
+
+/* The run's parse settings with how many kept files have each, sorted by (length, bytes). */
+typedef struct cxx_setting_count {
+    const char *setting;
+    size_t len, files;
+} cxx_setting_count;
+
+typedef struct cxx_link {
+    cxx_setting_count *v;
+    size_t n;
+} cxx_link;
+
+static bool prefilter_keeps(const cxx_state *st, const fe_source *src)
 {
-    const cxx_state *st = ctx->state;
     kv_arena *scratch = arena_new();  /* the headers the prefilter reads, its tokens */
     bool kept = st && cxx_prefilter(st, src, scratch);
     arena_free(scratch);
-    if (!kept) {
+    return kept;
+}
+
+static const void *cxx_index(const fe_source *src, const void *state, kv_arena *a)
+{
+    const cxx_state *st = state;
+    cxx_export *ex = arena_zalloc(a, sizeof *ex);
+    ex->len = src->len;
+    ex->kept = prefilter_keeps(st, src);
+    if (ex->kept)
+        ex->setting = cxx_parse_setting(st, src, a, &ex->setting_len);
+    return ex;
+}
+
+static int cmp_setting(const void *x, const void *y)
+{
+    const cxx_setting_count *a = x, *b = y;
+    if (a->len != b->len)
+        return a->len < b->len ? -1 : 1;
+    return memcmp(a->setting, b->setting, a->len);
+}
+
+static const void *cxx_link_indexes(const fe_file_index *ix, size_t n, kv_arena *a)
+{
+    cxx_link *l = arena_zalloc(a, sizeof *l);
+    l->v = arena_alloc(a, (n ? n : 1) * sizeof *l->v);
+    for (size_t i = 0; i < n; i++) {
+        const cxx_export *ex = ix[i].exports;
+        if (ex->kept)
+            l->v[l->n++] = (cxx_setting_count){ ex->setting, ex->setting_len, 1 };
+    }
+    qsort(l->v, l->n, sizeof *l->v, cmp_setting);
+    size_t m = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (m && cmp_setting(&l->v[m - 1], &l->v[i]) == 0)
+            l->v[m - 1].files++;
+        else
+            l->v[m++] = l->v[i];
+    }
+    l->n = m;
+    return l;
+}
+
+static int cmp_index_path(const void *key, const void *elem)
+{
+    return strcmp(key, ((const fe_file_index *)elem)->path);
+}
+
+/* src's export of pass 1, when it is of these bytes; NULL: none (a lone call, the file changed). */
+static const cxx_export *own_export(const fe_context *ctx, const fe_source *src)
+{
+    const fe_file_index *ix = ctx->nindexes ? bsearch(src->path, ctx->indexes, ctx->nindexes, sizeof *ix, cmp_index_path)
+                                            : NULL;
+    const cxx_export *ex = ix ? ix->exports : NULL;
+    return ex && ex->len == src->len ? ex : NULL;
+}
+
+/* Does another parsed file of the run share src's setting? Only then is its precompiled header
+ * worth building: for one file it costs more time and memory than it saves (bench/cxx.results.md).
+ * Decided from the link, so the same for any -j and any schedule. */
+static bool setting_shared(const cxx_state *st, const fe_context *ctx, const fe_source *src, const cxx_export *ex,
+                           kv_arena *a)
+{
+    const cxx_link *l = ctx->link;
+    if (!l || !l->n)
+        return false;
+    cxx_setting_count key = { 0 };
+    if (ex)
+        key = (cxx_setting_count){ ex->setting, ex->setting_len, 0 };
+    else
+        key.setting = cxx_parse_setting(st, src, a, &key.len);
+    const cxx_setting_count *c = bsearch(&key, l->v, l->n, sizeof *l->v, cmp_setting);
+    return c && c->files >= 2;
+}
+
+static void cxx_analyze(const fe_source *src, const fe_context *ctx, file_facts *out)
+{
+    const cxx_state *st = ctx->state;
+    const cxx_export *ex = own_export(ctx, src);
+    if (!(ex ? ex->kept : prefilter_keeps(st, src))) {
         out->skipped = true;
         return;
     }
     suppress_collect_lines(src->data, src->len, "//", out);
     CXIndex idx;
-    CXTranslationUnit tu = cxx_parse(st, src, &idx, out);
+    CXTranslationUnit tu = cxx_parse(st, src, setting_shared(st, ctx, src, ex, out->arena), &idx, out);
     if (!tu)
         return;
     cxx_report_diagnostics(tu, src, out);
@@ -333,5 +436,7 @@ const frontend cxx_frontend = {
     .fini = cxx_fini,
     .claim = cxx_claim,
     .wants_compile_args = true,
+    .index = cxx_index,
+    .link = cxx_link_indexes,
     .analyze = cxx_analyze,
 };

@@ -82,8 +82,8 @@ typedef struct frontend {
     bool wants_compile_args;
     /* Sound lexical prefilter: false only if the source cannot hold any fact. NULL = always true. */
     bool (*prefilter)(const fe_source *src);
-    /* Optional: cross-file exports, allocated in arena. */
-    const void *(*index)(const fe_source *src, kv_arena *arena);
+    /* Optional: cross-file exports, allocated in arena; state is what init() returned. */
+    const void *(*index)(const fe_source *src, const void *state, kv_arena *arena);
     /* Optional: after every index() and before any analyze(), on one thread: lookup tables over
      * the indexes (sorted by path), allocated in arena, which lives until the run ends. */
     const void *(*link)(const fe_file_index *indexes, size_t n, kv_arena *arena);

@@ -47,8 +47,9 @@ static const char *python_claim(const char *path, const char *head, size_t head_
     return py ? "python" : NULL;
 }
 
-static const void *python_index(const fe_source *src, kv_arena *arena)
+static const void *python_index(const fe_source *src, const void *state, kv_arena *arena)
 {
+    (void)state;
     return py_index_source(src->data, src->len, arena);
 }
 

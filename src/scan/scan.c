@@ -141,7 +141,7 @@ static void read_one(pool *p, slot *s)
     s->analyse = true;
     s->indexed_len = s->len;
     if (s->fe->index)
-        s->exports = s->fe->index(&src, s->facts->arena);
+        s->exports = s->fe->index(&src, p->states[kv_frontend_index(s->fe)], s->facts->arena);
     if (!s->from_stdin) {
         free(s->data);
         s->data = NULL;

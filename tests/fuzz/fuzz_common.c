@@ -62,7 +62,7 @@ void fuzz_frontend(const frontend *fe, const char *path, const uint8_t *data, si
     fe_source src = { .path = path, .data = buf, .len = size, .lang = lang };
     file_facts *out = file_facts_new(path);
     size_t k = kv_frontend_index(fe);
-    fe_file_index idx = { path, fe->index ? fe->index(&src, out->arena) : NULL };
+    fe_file_index idx = { path, fe->index ? fe->index(&src, k < 8 ? fz.states[k] : NULL, out->arena) : NULL };
     kv_arena *link_arena = arena_new();
     fe_context ctx = {
         .project = fz.project,

@@ -6,6 +6,7 @@
  * setting, none where an include folder would shadow a header of the set) and the per-file budgets.
  */
 #include <check.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,7 +190,7 @@ static void check_soundness(const char *root, size_t *files, size_t *dropped)
         if (!cxx_prefilter(st, &src, f->arena)) {
             (*dropped)++;
             CXIndex idx;
-            CXTranslationUnit tu = cxx_parse(st, &src, &idx, f);
+            CXTranslationUnit tu = cxx_parse(st, &src, true, &idx, f);
             if (tu) {
                 cxx_analyze_unit(st, tu, &src, f);
                 clang_disposeTranslationUnit(tu);
@@ -243,7 +244,7 @@ START_TEST(prefilter_reach)
         ck_assert_msg(kept == (files[i][0] != 'd'), "%s: prefilter %s it", files[i], kept ? "kept" : "dropped");
         if (files[i][0] == 'f') {
             CXIndex idx;
-            CXTranslationUnit tu = cxx_parse(st, &src, &idx, f);
+            CXTranslationUnit tu = cxx_parse(st, &src, true, &idx, f);
             ck_assert_ptr_nonnull(tu);
             cxx_analyze_unit(st, tu, &src, f);
             clang_disposeTranslationUnit(tu);
@@ -392,6 +393,53 @@ static bool sink_line(kv_arena *a, const char *line, cxx_sink *out)
     return cxx_sink_parse(a, f, n, out);
 }
 
+/* Pass 1 and the link decide the precompiled header: a setting that one parsed file has is parsed
+ * plainly (building the header would cost more than it saves); two files of a setting share one. */
+static size_t pch_built_for(const char *const *paths, size_t n, size_t which, size_t *stores)
+{
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    cxx_state *st = cxx_state_load(srcdir(), &d);
+    ck_assert_uint_eq(d.items.n, 0);
+    fe_file_index ix[2];
+    file_facts *f[2];
+    fe_source src[2];
+    for (size_t i = 0; i < n; i++) {
+        char *data;
+        size_t len;
+        const char *err;
+        ck_assert_int_eq(fs_read_file(paths[i], 8 << 20, &data, &len, &err), FS_OK);
+        f[i] = file_facts_new(paths[i]);
+        src[i] = (fe_source){ .path = f[i]->path, .data = arena_strdup(f[i]->arena, data), .len = len, .lang = "cuda" };
+        free(data);
+        ix[i] = (fe_file_index){ f[i]->path, cxx_frontend.index(&src[i], st, f[i]->arena) };
+    }
+    fe_context ctx = { .state = st, .indexes = ix, .nindexes = n, .link = cxx_frontend.link(ix, n, a) };
+    cxx_frontend.analyze(&src[which], &ctx, f[which]);
+    *stores = f[which]->stores.n;
+    size_t built = cxx_pch_count(st->pch);
+    for (size_t i = 0; i < n; i++)
+        file_facts_free(f[i]);
+    cxx_state_free(st);
+    arena_free(a);
+    return built;
+}
+
+START_TEST(pch_only_when_shared)
+{
+    char one[PATH_MAX], two[PATH_MAX];
+    snprintf(one, sizeof one, "%s/tests/fixtures/cxx/half_cache/write_half.cu", srcdir());
+    snprintf(two, sizeof two, "%s/tests/fixtures/cxx/bf16_key/bf16.cu", srcdir());
+    const char *const both[] = { two, one }; /* sorted by path, as the scanner gives them */
+    size_t alone, shared;
+    ck_assert_uint_eq(pch_built_for((const char *const[]){ one }, 1, 0, &alone), 0);
+    ck_assert_uint_eq(pch_built_for(both, 2, 1, &shared), 1);
+    ck_assert_uint_gt(alone, 0);
+    ck_assert_uint_eq(alone, shared); /* the same facts either way */
+}
+END_TEST
+
 START_TEST(sink_table)
 {
     kv_arena *a = arena_new();
@@ -480,6 +528,7 @@ int main(void)
     tcase_add_test(t, prefilter_reach);
     tcase_add_test(t, prefilter_reach_bounded);
     tcase_add_test(t, pch_per_setting);
+    tcase_add_test(t, pch_only_when_shared);
     tcase_add_test(t, sink_table);
     tcase_add_test(t, sink_table_shipped);
     tcase_add_test(t, budget_arithmetic);

@@ -80,6 +80,10 @@ typedef struct frontend {
     const char *(*claim)(const char *path, const char *head, size_t head_len);
     /* The scanner looks its sources up in the compilation database (C, C++, CUDA). */
     bool wants_compile_args;
+    /* Its files are analysed before every other front end's (pass 2): few and large (libclang's
+     * units), they then run while the others' indexes are all the run holds, not on top of what
+     * the others' analyses keep, and the longest jobs start first. */
+    bool analyse_first;
     /* Sound lexical prefilter: false only if the source cannot hold any fact. NULL = always true. */
     bool (*prefilter)(const fe_source *src);
     /* Optional: cross-file exports, allocated in arena; state is what init() returned. */

@@ -31,8 +31,9 @@
 #include "util/hash.h"
 
 /* What the cache may hold: file bytes, plus an estimate of the trees' memory (tree-sitter's nodes
- * take about this many bytes per byte of parsed source, measured on vLLM). */
-enum { MAX_CACHED_BYTES = 16 << 20, TREE_BYTES_PER_SOURCE_BYTE = 24 };
+ * take about this many bytes per byte of parsed source, measured on vLLM). 8 MiB: on vLLM, 16 MiB
+ * cost 4-5 MB more of peak memory for no measurable time (bench/python.results.md). */
+enum { MAX_CACHED_BYTES = 8 << 20, TREE_BYTES_PER_SOURCE_BYTE = 24 };
 
 typedef struct entry {
     char *path;              /* NULL: an empty slot */

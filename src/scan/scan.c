@@ -51,6 +51,8 @@ typedef struct pool {
     size_t *nindexes;
     const void **links;        /* per front end, from link() */
     void **states;             /* per front end, from init() */
+    const size_t *order;       /* pass 2: the slots it takes, and how many (pass2_order) */
+    size_t count;
     int pass;
 } pool;
 
@@ -191,12 +193,12 @@ static void *worker(void *arg)
     pool *p = arg;
     for (;;) {
         size_t i = atomic_fetch_add(&p->next, 1);
-        if (i >= p->n)
+        if (i >= (p->pass == 1 ? p->n : p->count))
             break;
         if (p->pass == 1)
             read_one(p, &p->slots[i]);
         else
-            analyze_one(p, &p->slots[i]);
+            analyze_one(p, &p->slots[p->order[i]]);
     }
     return NULL;
 }
@@ -205,12 +207,13 @@ static void run_pass(pool *p, int pass, int jobs)
 {
     p->pass = pass;
     atomic_store(&p->next, 0);
-    if (jobs <= 1 || p->n < 2) {
+    size_t n = pass == 1 ? p->n : p->count;
+    if (jobs <= 1 || n < 2) {
         worker(p);
         return;
     }
-    if ((size_t)jobs > p->n)
-        jobs = (int)p->n;
+    if ((size_t)jobs > n)
+        jobs = (int)n;
     pthread_t *t = xcalloc((size_t)jobs, sizeof *t);
     int started = 0;
     for (int i = 1; i < jobs; i++) {
@@ -222,6 +225,20 @@ static void run_pass(pool *p, int pass, int jobs)
     for (int i = 1; i <= started; i++)
         pthread_join(t[i], NULL);
     free(t);
+}
+
+/* Pass 2's order: of the files pass 1 kept (*count of them), those of front ends that analyse
+ * first (frontend.h), then the others, each group in path order. Only memory and wall time depend
+ * on it: every slot is written by its own worker and the result is read in path order. */
+static size_t *pass2_order(const slot *slots, size_t n, size_t *count)
+{
+    size_t *order = xcalloc(n ? n : 1, sizeof *order), k = 0;
+    for (int first = 1; first >= 0; first--)
+        for (size_t i = 0; i < n; i++)
+            if (slots[i].analyse && slots[i].fe->analyse_first == (first == 1))
+                order[k++] = i;
+    *count = k;
+    return order;
 }
 
 /* Add files of the project's `deployments:` globs (relative to the project root). */
@@ -367,7 +384,10 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
         if (kv_frontends[k]->link)
             p.links[k] = kv_frontends[k]->link(p.indexes[k], p.nindexes[k], link_arena);
     }
+    size_t *order = pass2_order(slots, n, &p.count);
+    p.order = order;
     run_pass(&p, 2, jobs);
+    free(order);
 
     r->files = xcalloc(n ? n : 1, sizeof *r->files);
     for (size_t i = 0; i < n; i++) {

@@ -99,8 +99,18 @@ static void collect_checkpoints(resolver *r, file_facts *const *files, size_t nf
     }
 }
 
-/* The checkpoint a deployment at path runs: --model-config, the only one, or the one whose
- * directory holds path. NULL with r->ckpt_problem set (or not) otherwise. */
+/* Is a deployment at path beside the checkpoint in dir: in the folder that holds dir (a model
+ * repository's config.json at the top, or checkpoint/ next to deploy/), or below it? */
+static bool beside(kv_arena *a, const char *dir, const char *path)
+{
+    const char *up = dir_of(a, dir);
+    size_t n = strlen(up);
+    return !strcmp(up, ".") || (!strncmp(path, up, n) && path[n] == '/');
+}
+
+/* The checkpoint a deployment at path runs: --model-config; the only one, when the deployment is
+ * beside it (a test's fake weights deep in an engine's tree are not the checkpoint of its
+ * examples); or the one whose directory holds path. NULL with *why (or not) otherwise. */
 static const checkpoint *checkpoint_of(resolver *r, const char *path, const char **why)
 {
     *why = NULL;
@@ -108,8 +118,14 @@ static const checkpoint *checkpoint_of(resolver *r, const char *path, const char
         *why = r->ckpt_problem;
         return r->forced;
     }
-    if (r->ckpts.n == 1)
-        return &r->ckpts.v[0];
+    if (r->ckpts.n == 1) {
+        const checkpoint *c = &r->ckpts.v[0];
+        if (!path || beside(r->a, c->dir, path))
+            return c;
+        *why = arena_printf(r->a, "the tree's one checkpoint config is in %s, not beside this deployment; name it with --model-config",
+                            c->dir);
+        return NULL;
+    }
     if (r->ckpts.n == 0)
         return NULL;
     const checkpoint *hit = NULL;

@@ -46,6 +46,19 @@ expect_contains "what-if auto kv follows the model" "$tmpdir/whatif-auto.out" '"
 expect_contains "what-if auto model from the checkpoint" "$tmpdir/whatif-auto.out" '"how": "auto: checkpoint torch_dtype"'
 expect_not_contains "what-if auto replaces declared fp8" "$tmpdir/whatif-auto.out" '"dtype": "fp8_e4m3"'
 
+# The tree's one checkpoint is the checkpoint of the deployments beside it only (ckpt-beside/README.md):
+# a unit test's fake weights are not the checkpoint of an example serving a Hub model.
+run ckpt-beside "$cfg/ckpt-beside" .
+expect_status "ckpt-beside: exit" 0 $?
+expect_contains "ckpt-beside: the test's deployment runs the fake weights" "$tmpdir/ckpt-beside.out" \
+    '"how": "auto: checkpoint torch_dtype"'
+expect_contains "ckpt-beside: the example's model dtype is unresolved" "$tmpdir/ckpt-beside.out" \
+    "the tree's one checkpoint config is in tests/ut/fake_weight, not beside this deployment; name it with --model-config"
+(cd "$cfg/ckpt-beside" && "$KVLINT" check --format json . >"$tmpdir/ckpt-beside-check.out" 2>&1)
+expect_status "ckpt-beside: check finds the pad under the test's deployment" 1 $?
+expect_contains "ckpt-beside: KV006 under tests/ut/run_fake.sh" "$tmpdir/ckpt-beside-check.out" '"name": "tests/ut/run_fake.sh:2 (vllm, cli)"'
+expect_not_contains "ckpt-beside: not under examples/serve.sh" "$tmpdir/ckpt-beside-check.out" '"name": "examples/serve.sh:2 (vllm, cli)"'
+
 # .kvlint.yaml: assume, ranges, platform, and errors with line:col.
 run project "$cfg/project/good" .
 expect_status "project: exit" 0 $?

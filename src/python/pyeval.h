@@ -69,7 +69,7 @@ typedef enum fid { F_alias, F_alternative, F_argument, F_arguments, F_attribute,
     X(augmented_assignment) X(return_statement) X(if_statement) X(for_statement)                  \
     X(while_statement) X(try_statement) X(match_statement) X(with_statement)                      \
     X(function_definition) X(class_definition) X(decorated_definition) X(import_statement)        \
-    X(import_from_statement) X(block) X(decorator)
+    X(import_from_statement) X(block) X(decorator) X(true) X(false)
 typedef enum node_kind {
     NK_OTHER,
 #define PE_NK_ENUM(name) NK_##name,

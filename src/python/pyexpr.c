@@ -427,6 +427,8 @@ static aval eval_inner(pe_ctx *e, TSNode n)
     case NK_identifier: return eval_identifier(e, n);
     case NK_integer:
     case NK_float: return eval_number(e, n);
+    case NK_true: return pe_number_value(e, 1, n);   /* bool is an int: True == 1 */
+    case NK_false: return pe_number_value(e, 0, n);
     case NK_call: return pe_eval_call(e, n);
     case NK_conditional_expression: return eval_conditional(e, n);
     case NK_comparison_operator: return eval_comparison(e, n);

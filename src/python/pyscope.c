@@ -470,7 +470,10 @@ void pe_bind_params(pe_ctx *e, TSNode fn, const args *g)
                 have = true;
             }
         }
-        if (!have && has_default) {
+        /* A function analysed on its own (no call) may be called with any flag: a bool default
+         * is no value of the parameter there, or `if is_logits:` would lose a branch. */
+        bool flag_default = has_default && (pe_kind(e, dflt) == NK_true || pe_kind(e, dflt) == NK_false);
+        if (!have && has_default && (g || !flag_default)) {
             env *saved = e->cur;
             e->cur = &e->module;
             v = pe_eval(e, dflt);

@@ -24,31 +24,58 @@ void pe_exec_block(pe_ctx *e, TSNode n)
         exec_stmt(e, ks[i]);
 }
 
+/* 1 or 0 when a condition is one known constant, -1 otherwise. Only inside a call's summary
+ * (a parameter the call binds to False, `if n:` with n = 0 passed): there the branch not taken
+ * cannot run, so its values do not come back to the caller. A function analysed on its own, and
+ * the module, run every branch. Tensors are never decided (a one-element tensor's truth is its
+ * data). */
+static int known_truth(pe_ctx *e, const aval *c)
+{
+    double x;
+    if (e->call_depth == 0 || c->tag != AV_VALUES || c->tensor || !av_single(c, &x))
+        return -1;
+    return x != 0;
+}
+
 static void exec_branches(pe_ctx *e, TSNode s)
 {
-    pe_eval(e, pe_fld(e, s, F_condition));
+    aval cond = pe_eval(e, pe_fld(e, s, F_condition));
+    int t = known_truth(e, &cond);
+    if (t == 1) {
+        pe_exec_block(e, pe_fld(e, s, F_consequence));  /* no other clause runs */
+        return;
+    }
     env before = pe_env_copy(e->s, e->cur);
-    pe_exec_block(e, pe_fld(e, s, F_consequence));
-    env acc = *e->cur;
-    bool has_else = false;
+    env acc = before;
+    bool have = false, covered = false;   /* acc holds a branch; some branch surely runs */
+    if (t == -1) {
+        pe_exec_block(e, pe_fld(e, s, F_consequence));
+        acc = *e->cur;
+        have = true;
+    }
     uint32_t k;
     TSNode *ks = pe_kids(e, s, &k);
-    for (uint32_t i = 0; i < k; i++) {
+    for (uint32_t i = 0; i < k && !covered; i++) {
         TSNode c = ks[i];
         if (!pe_is(c, "elif_clause") && !pe_is(c, "else_clause"))
             continue;
         *e->cur = pe_env_copy(e->s, &before);
         if (pe_is(c, "elif_clause")) {
-            pe_eval(e, pe_fld(e, c, F_condition));
+            aval ec = pe_eval(e, pe_fld(e, c, F_condition));
+            int te = known_truth(e, &ec);
+            if (te == 0)
+                continue;
+            covered = te == 1;
             pe_exec_block(e, pe_fld(e, c, F_consequence));
         } else {
-            has_else = true;
+            covered = true;
             pe_exec_block(e, pe_fld(e, c, F_body));
         }
-        acc = pe_env_join(e->s, &acc, e->cur);
+        acc = have ? pe_env_join(e->s, &acc, e->cur) : *e->cur;
+        have = true;
     }
-    if (!has_else)
-        acc = pe_env_join(e->s, &acc, &before);
+    if (!covered)
+        acc = have ? pe_env_join(e->s, &acc, &before) : before;
     *e->cur = acc;
 }
 

@@ -231,9 +231,13 @@ static void drop_duplicate_keys(builder *b, ynode *map, const char *path, diag_l
         return;
     key_ref *keys = xmalloc(npairs * sizeof *keys);
     size_t nk = 0;
-    for (size_t i = 0; i < npairs; i++)
-        if (map->kids[2 * i]->kind == YN_SCALAR)
-            keys[nk++] = (key_ref){ map->kids[2 * i]->val, i };
+    for (size_t i = 0; i < npairs; i++) {
+        const ynode *k = map->kids[2 * i];
+        /* `<<: *a` then `<<: *b` is no duplicate: PyYAML merges both (vllm-ascend's nightly model
+         * configs). A merge key is a plain `<<`; a quoted "<<" is an ordinary key. */
+        if (k->kind == YN_SCALAR && !(k->style == YAML_PLAIN_SCALAR_STYLE && !strcmp(k->val, "<<")))
+            keys[nk++] = (key_ref){ k->val, i };
+    }
     qsort(keys, nk, sizeof *keys, cmp_key_ref);
     bool *drop = NULL;
     for (size_t k = 1; k < nk; k++) {

@@ -22,4 +22,6 @@ expect_contains "negative: warned" "$tmpdir/err" "serve.yaml:10:81: warning: max
 expect_contains "overflow: warned" "$tmpdir/err" "max_loras: '1e400' is too large to be a number"
 expect_not_contains "bad numbers: never used" "$tmpdir/ranges" "serve.yaml"
 expect_contains "YAML duplicate: warned" "$tmpdir/err" "trt.yaml:2:1: warning: duplicate key 'max_seq_len'"
+expect_not_contains "YAML merge keys: two are no duplicate" "$tmpdir/err" "merge.yaml:12:7: warning: duplicate key"
+expect_contains "YAML quoted \"<<\": an ordinary key" "$tmpdir/err" "merge.yaml:15:7: warning: duplicate key '<<'"
 finish

@@ -282,9 +282,12 @@ static const char *const recipe_only[] = {
 };
 
 /* ENGINE_VLLM, ENGINE_SGLANG or ENGINE_NONE: is this mapping a `--config` file of a serving engine? */
+/* A file named by a command's --config is an engine config when one of its keys is an engine
+ * option (a file of only `model` and `dtype` is one); a `--config` of another program (a CI
+ * script's `select_tests.py --config test_config.yaml`) names a file with none. */
 static kv_engine server_config_engine(const ynode *root, bool named)
 {
-    bool server = named, sglang = false;
+    bool server = false, option = false, sglang = false;
     for (size_t i = 0; i + 1 < root->nkids; i += 2) {
         const char *k = yscalar(root->kids[i]);
         if (!k)
@@ -297,8 +300,9 @@ static kv_engine server_config_engine(const ynode *root, bool named)
             return ENGINE_NONE;
         server = server || str_in_list(server_only, name);
         sglang = sglang || str_in_list(sglang_only, name);
+        option = option || cfg_option_find(name, ENGINE_VLLM) || cfg_option_find(name, ENGINE_SGLANG);
     }
-    return !server ? ENGINE_NONE : sglang ? ENGINE_SGLANG : ENGINE_VLLM;
+    return !(server || (named && option)) ? ENGINE_NONE : sglang ? ENGINE_SGLANG : ENGINE_VLLM;
 }
 
 /* Every key of map that names an engine option (`kv_cache_dtype`, `max-model-len`, ...) as a

@@ -203,6 +203,25 @@ size_t pe_node_id(pe_ctx *e, TSNode n, klass *cls)
     return e->nodes.n - 1;
 }
 
+/* xs.append(v) on a list the evaluator holds: the list becomes one element that may be any of
+ * what it held and v (its length is not followed), so that `masks.append(mask)` in a loop and
+ * then torch.stack(masks) or torch.cat(masks) hold the masks' values. */
+static void list_append(pe_ctx *e, TSNode recv_node, const aval *xs, const aval *v)
+{
+    const char *key = pe_var_key(e, recv_node);
+    if (!key)
+        return;
+    aval bag = *v;
+    for (size_t i = 0; i < xs->nelems; i++)
+        bag = av_join(e->s, &bag, &xs->elems[i]);
+    aval r = *xs;
+    aval *el = arena_alloc(e->s, sizeof *el);
+    el[0] = bag;
+    r.elems = el;
+    r.nelems = 1;
+    pe_update_key(e, key, r);
+}
+
 static aval eval_call(pe_ctx *e, TSNode call, written_args *written);
 
 /* A call, then what its summary wrote into the caller's arguments in place (`mark(k, ids)` whose
@@ -305,6 +324,10 @@ static aval eval_call(pe_ctx *e, TSNode call, written_args *written)
         return r;  /* import pkg.masks as M; M.make_mask(...) */
     if (method && strcmp(method, "get") == 0 && pe_config_get(e, call, recv_node, &recv, &g, &r))
         return r;
+    if (method && recv.tag == AV_SEQ && strcmp(method, "append") == 0 && g.npos == 1 && !g.nkw) {
+        list_append(e, recv_node, &recv, &g.posv[0]);
+        return av_unknown();  /* None */
+    }
     if (method) {
         if (recv.tag == AV_MODULE)
             return strcmp(recv.str, "math") == 0 ? av_unknown() : pe_torch_function(e, method, call, &g);

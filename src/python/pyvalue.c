@@ -138,6 +138,10 @@ static bool same_dtype(const dtype_ref *a, const dtype_ref *b)
 aval av_join(kv_arena *a, const aval *x, const aval *y)
 {
     if (x->tag != AV_VALUES || y->tag != AV_VALUES) {
+        /* an empty list joined with one that was appended to (a loop run zero or one time):
+         * whatever it may hold */
+        if (x->tag == AV_SEQ && y->tag == AV_SEQ && (!x->nelems || !y->nelems))
+            return x->nelems ? *x : *y;
         if (x->tag == AV_SEQ && y->tag == AV_SEQ && x->nelems == y->nelems) {
             aval r = *x;
             aval *e = arena_alloc(a, x->nelems * sizeof *e);

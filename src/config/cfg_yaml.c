@@ -281,10 +281,10 @@ static const char *const recipe_only[] = {
     "gradient-accumulation-steps", "micro-batch-size", "max-steps", NULL,
 };
 
-/* ENGINE_VLLM, ENGINE_SGLANG or ENGINE_NONE: is this mapping a `--config` file of a serving engine? */
-/* A file named by a command's --config is an engine config when one of its keys is an engine
- * option (a file of only `model` and `dtype` is one); a `--config` of another program (a CI
- * script's `select_tests.py --config test_config.yaml`) names a file with none. */
+/* ENGINE_VLLM, ENGINE_SGLANG or ENGINE_NONE: is this mapping a `--config` file of a serving engine?
+ * A file named by a command's --config is one when one of its keys is an engine option (a file of
+ * only `model` and `dtype` is one); a `--config` of another program (a CI script's
+ * `select_tests.py --config test_config.yaml`) names a file with none. */
 static kv_engine server_config_engine(const ynode *root, bool named)
 {
     bool server = false, option = false, sglang = false;

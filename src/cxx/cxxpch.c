@@ -16,8 +16,8 @@
  * decides it from pass 1, so the same for any -j): for one file, building the header costs more
  * time and memory than parsing the file plainly. A file does not use one when one of its include
  * folders holds a file named like a header of the set (the file would have read that one
- * instead), when the set's parse had errors, or when the run already holds CXX_PCH_MAX settings. cxxparse.c parses again without it when libclang
- * rejects it. The files live in a private temporary folder removed by cxx_pch_free().
+ * instead), when the set's parse had errors, or when the run already holds CXX_PCH_MAX settings.
+ * cxxparse.c parses again without it when libclang rejects it. The files live in a private temporary folder removed by cxx_pch_free().
  *
  * The one mutable object of the front end: threads share it under its mutex. A header is built
  * without the mutex held, so two settings build on two threads at once; a thread that needs a

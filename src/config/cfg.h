@@ -46,6 +46,11 @@ typedef struct cfg_option {
     double flag_value;       /* value of the bare flag */
 } cfg_option;
 
+/* ---- cfg_groups.c ---- */
+/* Drop every group whose declarations equal an earlier group's, place by place (YAML merge keys
+ * make such twins: util/ytree.c). */
+void cfg_drop_twin_groups(file_facts *out);
+
 /* ---- argv.c ---- */
 const cfg_option *cfg_option_find(const char *name, kv_engine engine);
 /* Index just after a serving command's start in w (vllm serve, python -m vllm.entrypoints...,

@@ -13,7 +13,9 @@
  * (`model_loading_config` + `engine_kwargs`), and any string that holds a serving command line (CI `run:` blocks,
  * `bash -c` scripts). See docs/deployments.md for the heuristics and their reasons.
  * Compose files have their `${VAR}` filled in from the project's `.env` first (compose_vars.c).
- * It does not evaluate Helm templates or YAML merge keys.
+ * YAML merge keys arrive merged (util/ytree.c); compose extension fields (`x-...`) are skipped, and
+ * deployments that come out twins of a merge are one (cfg_groups.c). It does not evaluate Helm
+ * templates.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -745,6 +747,8 @@ static void walk(yw *y, const ynode *n, int depth)
                 helm_vllm_config(y, v, n);
             else if (k && v && v->kind == YN_MAP && !strcmp(k, "vllmConfig"))
                 continue; /* values.schema.json, a CRD's openAPIV3Schema */
+            else if (k && y->carrier == CARRIER_COMPOSE && !strncmp(k, "x-", 2))
+                continue; /* an extension field: Compose ignores it (its anchors are merged where used) */
             else if (k && (!strcmp(k, "env") || !strcmp(k, "environment")))
                 container_env(y, v, ENGINE_NONE, -1); /* e.g. an LLMInferenceService container without image */
             else if (!k || !str_in_list(prose_keys, k))

@@ -163,6 +163,7 @@ static void analyze(const fe_source *s, const fe_context *ctx, file_facts *out)
         return;
     }
     cfg_suppressions(&c, c.src->data, len);
+    cfg_drop_twin_groups(out);
     if (out->decls.n > 1)
         qsort(out->decls.v, out->decls.n, sizeof *out->decls.v, by_position);
 }

@@ -1,7 +1,7 @@
 # src/config: the config front end (YAML/JSON, shell, Dockerfile, env files).
 src_libkvlint_a_SOURCES += \
 	src/config/cfg.h src/config/argv.c src/config/cfg_yaml.c src/config/cfg_text.c \
-	src/config/cfg_env.c src/config/compose_vars.c \
+	src/config/cfg_env.c src/config/compose_vars.c src/config/cfg_groups.c \
 	src/config/frontend.c
 
 check_PROGRAMS += tests/unit/check_config

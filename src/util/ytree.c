@@ -3,7 +3,8 @@
  *
  * One pass over the event stream with an explicit stack (no recursion, so depth is bounded by
  * YTREE_MAX_DEPTH and not by the C stack). Anchors live in a small open-addressing table in the
- * arena; an alias records the node it names and is never copied.
+ * arena; an alias records the node it names and is never copied. A mapping's merge keys are
+ * merged when it ends (its sources ended before it), sharing the sources' nodes.
  */
 #include "util/ytree.h"
 
@@ -176,6 +177,7 @@ typedef struct builder {
     bool in_doc;
     ARENA_VEC(ydoc) docs;
     anchors anchors;
+    bool merge_limited;         /* merge keys hit YTREE_MAX_NODES: no more merging in this file */
 } builder;
 
 static ynode *new_node(builder *b, ynode_kind kind, const yaml_event_t *e)
@@ -267,6 +269,136 @@ static void drop_duplicate_keys(builder *b, ynode *map, const char *path, diag_l
     free(keys);
 }
 
+static bool is_merge_key(const ynode *k)
+{
+    return k->kind == YN_SCALAR && k->style == YAML_PLAIN_SCALAR_STYLE && !strcmp(k->val, "<<");
+}
+
+typedef ARENA_VEC(ynode *) node_vec;
+
+/* Append the pairs of source (a merged mapping) to out, its own merge keys left out (they are
+ * only still there when a mapping merges itself: `&a {<<: *a}`). */
+static void merge_from(builder *b, const ynode *map, const ynode *src, node_vec *out)
+{
+    if (src == map)
+        return;
+    for (size_t i = 0; i + 1 < src->nkids; i += 2)
+        if (!is_merge_key(src->kids[i])) {
+            ARENA_PUSH(b->a, *out, src->kids[i]);
+            ARENA_PUSH(b->a, *out, src->kids[i + 1]);
+        }
+}
+
+static const ynode *merge_source(const ynode *n)
+{
+    if (n && n->kind == YN_ALIAS)
+        n = n->target;   /* an anchored node is never an alias itself */
+    return n;
+}
+
+/* The mappings one `<<` value names, in PyYAML's order (SafeLoader's flatten_mapping, which vLLM
+ * and SGLang read their YAML configs with): a mapping, or a sequence of mappings whose earlier
+ * items win, so they come last. Anything else is a warning and merges nothing. */
+static void merge_value(builder *b, const ynode *map, const ynode *v, node_vec *out, const char *path,
+                        diag_list *diags, diag_level level)
+{
+    const ynode *src = merge_source(v);
+    if (src && src->kind == YN_MAP) {
+        merge_from(b, map, src, out);
+        return;
+    }
+    bool ok = src && src->kind == YN_SEQ;
+    for (size_t i = ok ? src->nkids : 0; i-- > 0;) {
+        const ynode *item = merge_source(src->kids[i]);
+        if (item && item->kind == YN_MAP)
+            merge_from(b, map, item, out);
+        else
+            ok = false;
+    }
+    if (!ok) {
+        ypos p = ytree_pos(&b->st->src, v->start);
+        if (!src)
+            diag_add(diags, level, path, p.line, p.col, "merge key '<<' names an undefined anchor; ignored");
+        else
+            diag_add(diags, level, path, p.line, p.col,
+                     "merge key '<<' takes a mapping or a list of mappings; %s ignored",
+                     src->kind == YN_SEQ ? "the items that are none are" : "this value is");
+    }
+}
+
+/* How many nodes merging v would add (two per pair), without copying anything. */
+static size_t merge_size(const ynode *v)
+{
+    const ynode *src = merge_source(v);
+    if (src && src->kind == YN_MAP)
+        return src->nkids;
+    size_t n = 0;
+    for (size_t i = 0; src && src->kind == YN_SEQ && i < src->nkids; i++) {
+        const ynode *item = merge_source(src->kids[i]);
+        n += item && item->kind == YN_MAP ? item->nkids : 0;
+    }
+    return n;
+}
+
+/* YAML merge keys, as PyYAML reads them: the pairs of every `<<` source first (a later `<<` over
+ * an earlier one), then the mapping's own pairs, the last pair of each key winning silently (an
+ * own key overrides a merged one: that is what merging is for). The merged pairs share the
+ * source's nodes, so a value keeps the position it is written at, and count as nodes against
+ * YTREE_MAX_NODES: a chain of mappings each merging the one before stays bounded. Past that
+ * limit (said once) the file's later mappings keep their `<<` pairs unmerged, and walkers follow
+ * them as ordinary aliases. */
+static void merge_keys(builder *b, ynode *map, const char *path, diag_list *diags, diag_level level)
+{
+    size_t need = 0;
+    bool any = false;
+    for (size_t i = 0; i + 1 < map->nkids; i += 2)
+        if (is_merge_key(map->kids[i])) {
+            any = true;
+            need += merge_size(map->kids[i + 1]);
+        }
+    if (!any || b->merge_limited)
+        return;
+    if (b->st->nnodes + need > YTREE_MAX_NODES) {
+        ypos p = ytree_pos(&b->st->src, map->start);
+        diag_limit(diags, level, path, p.line, p.col,
+                   "merge keys expand past %d YAML nodes; from here on they are read as plain aliases", YTREE_MAX_NODES);
+        b->merge_limited = true;
+        return;
+    }
+    node_vec l = { 0 };
+    for (size_t i = 0; i + 1 < map->nkids; i += 2)
+        if (is_merge_key(map->kids[i]))
+            merge_value(b, map, map->kids[i + 1], &l, path, diags, level);
+    b->st->nnodes += l.n;
+    for (size_t i = 0; i + 1 < map->nkids; i += 2)
+        if (!is_merge_key(map->kids[i])) {
+            ARENA_PUSH(b->a, l, map->kids[i]);
+            ARENA_PUSH(b->a, l, map->kids[i + 1]);
+        }
+    size_t npairs = l.n / 2;
+    key_ref *keys = npairs ? xmalloc(npairs * sizeof *keys) : NULL;
+    size_t nk = 0;
+    for (size_t i = 0; i < npairs; i++)
+        if (l.v[2 * i]->kind == YN_SCALAR)
+            keys[nk++] = (key_ref){ l.v[2 * i]->val, i };
+    if (nk)
+        qsort(keys, nk, sizeof *keys, cmp_key_ref);
+    bool *drop = npairs ? xcalloc(npairs, sizeof *drop) : NULL;
+    for (size_t k = 1; k < nk; k++)
+        if (strcmp(keys[k].val, keys[k - 1].val) == 0)
+            drop[keys[k - 1].pair] = true;
+    size_t w = 0;
+    for (size_t i = 0; i < npairs; i++)
+        if (!drop[i]) {
+            l.v[w++] = l.v[2 * i];
+            l.v[w++] = l.v[2 * i + 1];
+        }
+    free(drop);
+    free(keys);
+    map->kids = l.v;
+    map->nkids = w;
+}
+
 static void end_doc(builder *b)
 {
     while (b->depth)
@@ -331,8 +463,10 @@ static bool on_event(builder *b, const yaml_event_t *e, const char *path, diag_l
         if (b->depth) {
             ynode *done = b->stack[b->depth - 1].node;
             pop_frame(b, &e->end_mark);
-            if (done->kind == YN_MAP)
+            if (done->kind == YN_MAP) {
                 drop_duplicate_keys(b, done, path, diags);
+                merge_keys(b, done, path, diags, level);
+            }
         }
         break;
     case YAML_SCALAR_EVENT:

@@ -13,8 +13,11 @@
  *    each), stops the read with a diagnostic;
  *  - invalid UTF-8 bytes are replaced by '?' in a private copy before parsing (same length, so
  *    every byte offset stays true) and a UTF-8 BOM is skipped.
- * It deliberately does not resolve tags, merge keys, or YAML 1.1 booleans: callers read the
- * scalar text they care about.
+ *  - merge keys (`<<: *base`, `<<: [*a, *b]`) ARE merged, as PyYAML's SafeLoader merges them: the
+ *    mapping's kids become the merged pairs (sharing the source's nodes) and its own, one pair per
+ *    key; the merged pairs count against YTREE_MAX_NODES.
+ * It deliberately does not resolve tags or YAML 1.1 booleans: callers read the scalar text they
+ * care about.
  */
 #ifndef KV_YTREE_H
 #define KV_YTREE_H

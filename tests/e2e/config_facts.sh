@@ -16,7 +16,7 @@ run() {
     return $status
 }
 
-for case in vllm-config k8s helm kserve compose ci sglang trtllm trtllm-engine checkpoint docker robust unrelated ray env; do
+for case in vllm-config k8s helm kserve compose ci sglang trtllm trtllm-engine checkpoint docker robust unrelated ray env merge; do
     run "$case" "$cfg/$case" .
     got=$?
     # robust/ nests YAML past the depth limit: that run is incomplete, so never clean (exit 2).
@@ -27,6 +27,20 @@ done
 
 # Precision: unrelated YAML (dataset card, training recipe, CI matrix, package.json) declares nothing.
 expect_contains "unrelated: no dtypes" "$tmpdir/unrelated.out" '"dtypes": []'
+
+# YAML merge keys (merge/): merged services are deployments; twins from one template are one.
+"$PYTHON3" - "$tmpdir/merge.out" >"$tmpdir/merge.names" <<'PY'
+import json, sys
+d = json.loads(open(sys.argv[1]).read().split("--- stderr")[0])
+for x in d["deployments"]:
+    print(x["name"])
+PY
+expect_contains "merge: a service's command over the template's image" "$tmpdir/merge.names" "docker-compose.yaml:18 (vllm, compose)"
+expect_contains "merge: an own command overrides the merged one" "$tmpdir/merge.names" "docker-compose.yaml:14 (vllm, compose)"
+expect_contains "merge: the earlier mapping of a list wins" "$tmpdir/merge.names" "docker-compose.list.yml:3 (vllm, compose)"
+expect_not_contains "merge: the later mapping of a list loses" "$tmpdir/merge.out" '"raw": "8192"'
+expect_contains "merge: a template and the two jobs merging it are one deployment" "$tmpdir/merge.names" ".gitlab-ci.yml:6 (vllm, yaml)"
+[ "$(grep -c . "$tmpdir/merge.names")" = 5 ] && pass "merge: five deployments" || fail "merge: five deployments"
 
 # Resolution options.
 run model-config "$cfg/k8s" --model-config ../checkpoint/config.json .

@@ -391,6 +391,81 @@ START_TEST(ytree_malformed_reports_line_col)
 }
 END_TEST
 
+/* The value of key in a merged mapping (scalars only), or NULL. */
+static const char *merged_value(const ynode *map, const char *key)
+{
+    for (size_t i = 0; i + 1 < map->nkids; i += 2)
+        if (map->kids[i]->kind == YN_SCALAR && !strcmp(map->kids[i]->val, key))
+            return map->kids[i + 1]->kind == YN_SCALAR ? map->kids[i + 1]->val : "(node)";
+    return NULL;
+}
+
+/* Merge keys as PyYAML's SafeLoader reads them: own keys win, a later `<<` wins over an earlier
+ * one, and in a list the earlier mapping wins; the merged value keeps its own position. */
+START_TEST(ytree_merge_keys_as_pyyaml)
+{
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    const char *text = "a: &a {x: a1, y: a2, z: a3}\n"
+                       "b: &b {x: b1, w: b4}\n"
+                       "own: {<<: *a, x: mine}\n"
+                       "two: {<<: *a, <<: *b}\n"
+                       "list: {<<: [*b, *a]}\n"
+                       "chain: &c {<<: *b, v: c5}\n"
+                       "deep: {<<: *c}\n"
+                       "self: &s {<<: *s, k: 1}\n"
+                       "bad: {<<: 3, k: 1}\n"
+                       "quoted: {\"<<\": *a}\n";
+    ystream *st = ytree_parse("m.yaml", text, strlen(text), a, &d, DIAG_WARNING);
+    ck_assert_uint_eq(st->ndocs, 1);
+    const ynode *root = st->docs[0].root;
+    const ynode *own = root->kids[5], *two = root->kids[7], *list = root->kids[9], *deep = root->kids[13];
+    ck_assert_str_eq(merged_value(own, "x"), "mine");
+    ck_assert_str_eq(merged_value(own, "z"), "a3");
+    ck_assert_ptr_null(merged_value(own, "<<"));
+    ck_assert_uint_eq(own->nkids, 6);                 /* x, y, z once each */
+    ck_assert_str_eq(merged_value(two, "x"), "b1");   /* the later merge key wins */
+    ck_assert_str_eq(merged_value(two, "y"), "a2");
+    ck_assert_str_eq(merged_value(list, "x"), "b1");  /* the earlier list item wins */
+    ck_assert_str_eq(merged_value(list, "w"), "b4");
+    ck_assert_str_eq(merged_value(deep, "v"), "c5");  /* merges are followed through a merged anchor */
+    ck_assert_str_eq(merged_value(deep, "w"), "b4");
+    ypos p = { 0, 0, 0 };   /* y's value: where it is written, in a */
+    for (size_t i = 0; i + 1 < own->nkids; i += 2)
+        if (!strcmp(own->kids[i]->val, "y"))
+            p = ytree_pos(&st->src, own->kids[i + 1]->start);
+    ck_assert_uint_eq(p.line, 1);
+    ck_assert_uint_eq(p.col, 18);
+    ck_assert_str_eq(merged_value(root->kids[15], "k"), "1");   /* a mapping merging itself: no loop */
+    ck_assert_ptr_null(merged_value(root->kids[17], "<<"));
+    ck_assert_str_eq(merged_value(root->kids[19], "<<"), "(node)");   /* a quoted "<<" is a key */
+    ck_assert_uint_eq(d.items.n, 1);
+    ck_assert_uint_eq(d.items.v[0].line, 9);
+    ck_assert(strstr(d.items.v[0].msg, "merge key '<<' takes a mapping") != NULL);
+    arena_free(a);
+}
+END_TEST
+
+/* A chain of mappings each merging the one before grows quadratically: the node limit holds it. */
+START_TEST(ytree_merge_chain_is_bounded)
+{
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    strbuf sb = STRBUF_INIT;
+    sb_adds(&sb, "m0: &m0 {k0: 0}\n");
+    for (int i = 1; i < 3000; i++)
+        sb_addf(&sb, "m%d: &m%d {<<: *m%d, k%d: %d}\n", i, i, i - 1, i, i);
+    ystream *st = ytree_parse("c.yaml", sb_str(&sb), sb.len, a, &d, DIAG_WARNING);
+    ck_assert_uint_le(st->nnodes, YTREE_MAX_NODES);
+    ck_assert_uint_ge(d.items.n, 1);
+    ck_assert(strstr(d.items.v[0].msg, "merge keys expand past") != NULL);
+    sb_release(&sb);
+    arena_free(a);
+}
+END_TEST
+
 /* ---- .kvlint.yaml ---- */
 
 static char *write_temp(const char *text)
@@ -790,6 +865,8 @@ int main(void)
     tcase_add_test(t, ytree_byte_columns_bom_and_repair);
     tcase_add_test(t, ytree_aliases_are_bounded);
     tcase_add_test(t, ytree_malformed_reports_line_col);
+    tcase_add_test(t, ytree_merge_keys_as_pyyaml);
+    tcase_add_test(t, ytree_merge_chain_is_bounded);
     tcase_add_test(t, project_reads_every_key);
     tcase_add_test(t, project_unknown_keys_are_errors_with_position);
     tcase_add_test(t, project_non_scalar_values_are_named);

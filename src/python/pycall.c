@@ -6,14 +6,15 @@
  * Methods are followed on any object of a class of this file, not only self: `MaskBuilder(cfg)`
  * makes an instance, `self.helper.build(x)` / `MaskBuilder.build(obj, x)` / `MaskBuilder.pad(k, d)`
  * (static or class methods) / calling the instance (its forward) are summaries of that class's
- * methods, whose `self.x` are the class's attributes as its __init__ sets them. Functions imported
- * from other scanned files are followed through pymodule.c.
+ * methods, whose `self.x` are the class's attributes as its __init__ sets them, or, for an object
+ * built with arguments that carry values (PadMasker(-1e9)), the attributes its initialisers set
+ * from those. Functions imported from other scanned files are followed through pymodule.c.
  */
 #include <string.h>
 
 #include "python/pyeval.h"
 
-static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g);
+static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *own);
 
 static void eval_args(pe_ctx *e, TSNode list, args *g)
 {
@@ -96,7 +97,7 @@ aval pe_call_summary(pe_ctx *e, size_t id, const args *g)
         return av_unknown();
     enum { SLOTS = 5 };
     if (!plain_args(g) || g->nkw > 0 || g->npos >= SLOTS)
-        return call_summary_uncached(e, id, g);
+        return call_summary_uncached(e, id, g, NULL);
     /* only unknown positional arguments: one summary per function and argument count */
     size_t k = id * SLOTS + g->npos;
     while (e->summaries.n <= k)
@@ -104,11 +105,11 @@ aval pe_call_summary(pe_ctx *e, size_t id, const args *g)
     if (e->summaries.v[k].state == SUMMARY_PENDING)
         return av_unknown();  /* being computed: recursion */
     if (e->summaries.v[k].writes_args)
-        return call_summary_uncached(e, id, g);  /* each call writes into its own arguments */
+        return call_summary_uncached(e, id, g, NULL);  /* each call writes into its own arguments */
     if (e->summaries.v[k].state == SUMMARY_NONE) {
         e->summaries.v[k].state = SUMMARY_PENDING;
         size_t before = g->written ? g->written->n : 0;
-        aval r = call_summary_uncached(e, id, g);
+        aval r = call_summary_uncached(e, id, g, NULL);
         e->summaries.v[k].v = r;
         e->summaries.v[k].state = SUMMARY_DONE;
         e->summaries.v[k].writes_args = g->written && g->written->n > before;
@@ -116,7 +117,9 @@ aval pe_call_summary(pe_ctx *e, size_t id, const args *g)
     return e->summaries.v[k].v;
 }
 
-static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g)
+/* own: the class to run a method in, when its object was built with arguments (else the
+ * class the node belongs to). */
+static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *own)
 {
     TSNode fn = e->nodes.v[id];
     for (frame *f = e->fr; f; f = f->up)
@@ -131,7 +134,7 @@ static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g)
     frame *saved_fr = e->fr;
     env *saved_cur = e->cur;
     klass *saved_cls = e->cls;
-    e->cls = e->node_cls.v[id];
+    e->cls = own ? own : e->node_cls.v[id];
     e->fr = &fr;
     e->cur = &fr.locals;
     e->call_depth++;
@@ -180,19 +183,64 @@ static bool call_method_of(pe_ctx *e, const aval *recv, const char *method, cons
         memmove(shifted.posv, shifted.posv + 1, shifted.npos * sizeof *shifted.posv);
         g = &shifted;
     }
-    *out = pe_call_summary(e, m->node_id, g);
+    /* an object with attributes of its own has a summary of its own */
+    *out = recv->own ? call_summary_uncached(e, m->node_id, g, recv->own) : pe_call_summary(e, m->node_id, g);
     return true;
 }
 
-/* An object of a class of this file made by calling the class (its __init__ is not re-run:
- * self.x are the class's attributes as its own analysis of __init__ found them). */
-static aval instance_of(const aval *cls)
+/* Run one initialiser of own (the first with the call's arguments, the others, __post_init__, with
+ * none) as a call whose `self.x = ...` go into own's attributes. */
+static void run_init(pe_ctx *e, klass *own, TSNode init, const args *g)
+{
+    for (frame *f = e->fr; f; f = f->up)
+        if (ts_node_eq(f->fn, init))
+            return;  /* a class building itself in its __init__ */
+    frame fr;
+    memset(&fr, 0, sizeof fr);
+    fr.fn = init;
+    fr.up = e->fr;
+    fr.is_init = true;
+    frame *saved_fr = e->fr;
+    env *saved_cur = e->cur;
+    klass *saved_cls = e->cls;
+    e->cls = own;
+    e->fr = &fr;
+    e->cur = &fr.locals;
+    e->call_depth++;
+    e->quiet++;
+    args none;
+    memset(&none, 0, sizeof none);
+    pe_bind_params(e, init, g ? g : &none);
+    pe_exec_block(e, pe_fld(e, init, F_body));
+    e->quiet--;
+    e->call_depth--;
+    e->fr = saved_fr;
+    e->cur = saved_cur;
+    e->cls = saved_cls;
+}
+
+/* An object of a class of this file made by calling the class. Called with arguments that carry
+ * something (PadMasker(-1e9), Scaler(cfg.gain)), its initialisers run with them into attributes of
+ * the object's own, so that its methods see `self.fill` as -1e9; otherwise (or past the call
+ * depth and budget) self.x are the class's attributes as its own analysis of __init__ found them,
+ * with the parameters unknown. */
+static aval instance_of(pe_ctx *e, const aval *cls, const args *g)
 {
     aval x = av_unknown();
     x.tag = AV_INSTANCE;
     x.other = false;
     x.node_id = cls->node_id;
     x.str = cls->str;
+    klass *k = class_of(e, cls);
+    if (!k || plain_args(g) || ts_node_is_null(k->init[0]) || e->call_depth >= MAX_CALL_DEPTH || e->budget < 1000)
+        return x;
+    klass *own = arena_alloc(e->s, sizeof *own);
+    *own = *k;
+    memset(&own->attrs, 0, sizeof own->attrs);
+    for (size_t i = 0; i < PE_MAX_INITS; i++)
+        if (!ts_node_is_null(k->init[i]))
+            run_init(e, own, k->init[i], i == 0 ? g : NULL);
+    x.own = own;
     return x;
 }
 
@@ -315,7 +363,7 @@ static aval eval_call(pe_ctx *e, TSNode call, written_args *written)
             return pe_torch_function(e, cn, call, &g);
         if (fv.tag == AV_IMPORT && pe_call_imported(e, fv.str, call, &g, &r))
             return r;
-        return fv.tag == AV_CLASS && class_of(e, &fv) ? instance_of(&fv) : av_unknown();
+        return fv.tag == AV_CLASS && class_of(e, &fv) ? instance_of(e, &fv, &g) : av_unknown();
     }
     if (method && (recv.tag == AV_CLASS || recv.tag == AV_INSTANCE))
         return call_method_of(e, &recv, method, &g, &r) ? r : av_unknown();

@@ -67,6 +67,9 @@ typedef struct aval {
     const struct aval *elems;
     size_t nelems;
     size_t node_id;   /* AV_FUNC / AV_CLASS / AV_INSTANCE: index into the evaluator's node table */
+    struct klass *own;/* AV_INSTANCE built with arguments (PadMasker(-1e9)): the class as its
+                       * initialisers, run with them, set self.x (pycall.c); NULL: the class's
+                       * own attributes */
 } aval;
 
 aval av_unknown(void);

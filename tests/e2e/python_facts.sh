@@ -143,6 +143,9 @@ expect_query "interproc: the second element of a returned tuple is not stored" i
 expect_query "interproc: methods of another class (attribute, class, static, classmethod, forward)" interproc \
     '[(s["line"], v["kind"]) for s in d["stores"] if s["path"] == "interproc/classes.py" for v in s["values"]]' \
     "[(42, 'sentinel'), (43, 'sentinel'), (44, 'sentinel'), (45, 'integer'), (46, 'sentinel'), (47, 'float')]"
+expect_query "interproc: an object's constructor arguments reach its methods, each object its own" interproc \
+    '[(s["line"], v["text"]) for s in d["stores"] if s["path"] == "interproc/instances.py" for v in s["values"]]' \
+    "[(25, '-1e9'), (26, '0.0'), (28, 'float(\"-inf\")')]"
 expect_query "interproc: imported helpers, every import form, values from the helper file" interproc \
     '[(s["line"], v["origin"]["path"]) for s in d["stores"] if s["path"] == "interproc/pkg/model.py" and s["operand"] == "key" for v in s["values"]]' \
     "[(18, 'interproc/pkg/masks.py'), (19, 'interproc/pkg/consts.py'), (20, 'interproc/pkg/consts.py'), (22, 'interproc/pkg/consts.py'), (23, 'interproc/pkg/model.py')]"

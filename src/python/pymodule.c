@@ -13,7 +13,10 @@
  *
  * What a loaded module computes is not a fact of the analysed file: facts made inside it go to a
  * record that is dropped, and the values coming back lose their link to constructions made
- * there (a construction inside the helper is the helper file's own finding). Its evaluation
+ * there (a construction inside the helper is the helper file's own finding). The exception is
+ * what a call makes of the caller's own values (a summary emits nothing else): a store or a
+ * construction of a value passed in is the caller's fact, placed in the module (carry_facts), as
+ * for a helper of the caller's own file. Its evaluation
  * allocates in the caller's scratch arena only; the values that come back are copied into the
  * facts arena (so a module's work costs no memory after the file is done).
  *
@@ -294,6 +297,44 @@ static aval import_value(aval x)
     return x;
 }
 
+/* The facts a call of a loaded module's function made about the caller's own values (a summary
+ * keeps only those: pystore.c), from the given counts on: the caller's facts, at the place in the
+ * module where they happen. `write_kv(k.masked_fill(pad, -1e9), ...)` whose body calls
+ * reshape_and_cache_flash stores the caller's -1e9, and `make_full(shape, -1e9, torch.float16)`
+ * builds it, which the module's own analysis (its parameters unknown) cannot see. A fact the
+ * caller already has (a second call with the same value) is not added again. Int-casts stay
+ * behind: the module's own analysis already casts a parameter named as ids (`positions`), and a
+ * caller's ids through it would be the same cast reported twice, from two files. */
+static bool same_store(const store_fact *a, const store_fact *b)
+{
+    return kv_loc_same(&a->loc, &b->loc) && a->operand == b->operand && a->nvalues == b->nvalues
+           && (a->nvalues == 0 || (kv_loc_same(&a->values[0].origin, &b->values[0].origin)
+                                   && a->values[0].lo == b->values[0].lo));
+}
+
+static void carry_facts(pe_ctx *e, const file_facts *from, size_t stores, size_t cons)
+{
+    file_facts *to = e->out;
+    for (size_t i = stores; i < from->stores.n; i++) {
+        bool dup = false;
+        for (size_t j = 0; j < to->stores.n && !dup; j++)
+            dup = same_store(&to->stores.v[j], &from->stores.v[i]);
+        if (!dup)
+            ARENA_PUSH(to->arena, to->stores, store_fact_copy(to, &from->stores.v[i]));
+    }
+    for (size_t i = cons; i < from->constructions.n; i++) {
+        const construction_fact *c = &from->constructions.v[i];
+        bool dup = false;
+        for (size_t j = 0; j < to->constructions.n && !dup; j++) {
+            const construction_fact *o = &to->constructions.v[j];
+            dup = kv_loc_same(&o->loc, &c->loc) && kv_loc_same(&o->value.origin, &c->value.origin)
+                  && o->value.lo == c->value.lo && o->dtype.kind == c->dtype.kind;
+        }
+        if (!dup)
+            ARENA_PUSH(to->arena, to->constructions, construction_fact_copy(to, c));
+    }
+}
+
 bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g, aval *out)
 {
     (void)call;
@@ -315,10 +356,12 @@ bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g,
     for (size_t i = 0; i < local.nkw; i++)
         local.kwv[i] = import_value(local.kwv[i]);
     size_t written_before = g->written ? g->written->n : 0;
+    size_t stores = m->out->stores.n, cons = m->out->constructions.n;
     /* the callee runs as deep in expressions and summaries as the caller is */
     m->depth = e->depth;
     m->call_depth = e->call_depth;
     *out = export_value(e, pe_call_summary(m, fv->node_id, &local));
+    carry_facts(e, m->out, stores, cons);
     for (size_t i = written_before; g->written && i < g->written->n; i++)
         g->written->v[i] = export_value(e, g->written->v[i]);
     return true;

@@ -146,6 +146,15 @@ expect_query "interproc: methods of another class (attribute, class, static, cla
 expect_query "interproc: an object's constructor arguments reach its methods, each object its own" interproc \
     '[(s["line"], v["text"]) for s in d["stores"] if s["path"] == "interproc/instances.py" for v in s["values"]]' \
     "[(25, '-1e9'), (26, '0.0'), (28, 'float(\"-inf\")')]"
+expect_query "interproc: an imported helper stores the caller's value, placed in the helper" interproc \
+    '[(s["path"], s["line"], [(v["origin"]["path"], v["origin"]["line"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/cache_ops.py"]' \
+    "[('interproc/pkg/cache_ops.py', 7, [('interproc/pkg/writer.py', 11)])]"
+expect_query "interproc: an imported helper builds the caller's sentinel in the caller's dtype" interproc \
+    '[(c["line"], c["value"]["origin"]["path"], c["dtype"]["dtype"]) for c in d["constructions"] if c["path"] == "interproc/pkg/cache_ops.py"]' \
+    "[(15, 'interproc/pkg/writer.py', 'float16')]"
+expect_query "interproc: an imported helper's cast of positions is one fact, not one per caller" interproc \
+    '[c["value"]["origin"]["path"] for c in d["casts"] if c["path"] == "interproc/pkg/cache_ops.py"]' \
+    "['interproc/pkg/cache_ops.py']"
 expect_query "interproc: imported helpers, every import form, values from the helper file" interproc \
     '[(s["line"], v["origin"]["path"]) for s in d["stores"] if s["path"] == "interproc/pkg/model.py" and s["operand"] == "key" for v in s["values"]]' \
     "[(18, 'interproc/pkg/masks.py'), (19, 'interproc/pkg/consts.py'), (20, 'interproc/pkg/consts.py'), (22, 'interproc/pkg/consts.py'), (23, 'interproc/pkg/model.py')]"

@@ -27,25 +27,28 @@ static id_class *class_named(id_vocab *v, const char *name)
 /* One row (fields already split); false when it is malformed. */
 static bool read_row(id_vocab *v, char **f, size_t nf, const char **why)
 {
-    static const char *const kinds[] = { "suffix", "word", "name", "bound", "id", NULL };
+    static const char *const kinds[] = { "suffix", "word", "name", "bound", "id", "integer", NULL };
     size_t kind = 0;
     while (kinds[kind] && strcmp(kinds[kind], f[0]) != 0)
         kind++;
     bool is_bound = kind == 3;
     if (!kinds[kind])
-        *why = "kind is suffix, word, name, bound or id";
+        *why = "kind is suffix, word, name, bound, id or integer";
     else if (nf < 3 || nf > IDS_MAX_FIELDS)
         *why = "expected 3 or 4 tab-separated columns";
     else if (is_bound != (nf == 4))
         *why = is_bound ? "a bound row needs a fourth column: count or largest" : "only bound rows have a fourth column";
     else if (is_bound && strcmp(f[3], "count") != 0 && strcmp(f[3], "largest") != 0)
         *why = "the fourth column is count or largest";
-    else if ((kind == 0) != (strcmp(f[1], "-") == 0))
-        *why = kind == 0 ? "a suffix row has no id class (-)" : "the row needs an id class";
+    else if ((kind == 0 || kind == 5) != (strcmp(f[1], "-") == 0))
+        *why = kind == 0 || kind == 5 ? "a suffix or integer row has no id class (-)" : "the row needs an id class";
     if (*why)
         return false;
-    if (kind == 0) {
-        ARENA_PUSH(v->arena, v->suffixes, f[2]);
+    if (kind == 0 || kind == 5) {
+        if (kind == 0)
+            ARENA_PUSH(v->arena, v->suffixes, f[2]);
+        else
+            ARENA_PUSH(v->arena, v->integer_words, f[2]);
         return true;
     }
     id_class *idc = class_named(v, f[1]);
@@ -140,6 +143,21 @@ const char *id_vocab_name_class(const id_vocab *v, const char *name, size_t n)
         if (has_segment(name, n, v->classes.v[i].words.v, v->classes.v[i].words.n))
             return v->classes.v[i].name;
     return NULL;
+}
+
+bool id_vocab_name_integer(const id_vocab *v, const char *name, size_t n)
+{
+    if (!v || n == 0)
+        return false;
+    if (id_vocab_name_class(v, name, n) || has_segment(name, n, v->suffixes.v, v->suffixes.n))
+        return true;
+    size_t last = n;
+    while (last > 0 && name[last - 1] != '_')
+        last--;
+    for (size_t k = 0; k < v->integer_words.n; k++)
+        if (strlen(v->integer_words.v[k]) == n - last && strncasecmp(v->integer_words.v[k], name + last, n - last) == 0)
+            return true;
+    return false;
 }
 
 const id_class *id_vocab_class(const id_vocab *v, const char *name)

@@ -33,6 +33,7 @@ typedef struct id_vocab {
     kv_arena *arena;
     ARENA_VEC(const char *) suffixes; /* segments that mark an identifier as holding ids ("ids", "idx") */
     ARENA_VEC(id_class) classes;    /* in the order identifiers are matched */
+    ARENA_VEC(const char *) integer_words; /* last segments that mark a tensor as integers ("tokens") */
 } id_vocab;
 
 /* What a range name means to the resolver. */
@@ -51,6 +52,10 @@ void id_vocab_free(id_vocab *v);
 
 /* The id class whose ids the identifier name[0..n) holds ("adapter_ids": "adapter"), or NULL. */
 const char *id_vocab_name_class(const id_vocab *v, const char *name, size_t n);
+/* Does the identifier name[0..n) hold integers: ids of a class, an id suffix without a class
+ * (draft_ids, hash_indices_table), or an integer row as its last segment (expected_tokens)? The
+ * Python front end gives such a tensor an integer dtype where nothing else is known of it. */
+bool id_vocab_name_integer(const id_vocab *v, const char *name, size_t n);
 /* The id class called name, or NULL. */
 const id_class *id_vocab_class(const id_vocab *v, const char *name);
 /* What a declared range called name is. */

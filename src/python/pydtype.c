@@ -127,8 +127,23 @@ bool pe_dtype_kwarg(pe_ctx *e, const args *g, dtype_ref *out, bool *intdtype)
     return true;
 }
 
-/* `x.dtype`: a tensor of known dtype gives it; an integer tensor an integer dtype; otherwise the
- * model's (the cache's when x is named like a cache). */
+/* The dtype of the tensor objn names when nothing is known of its values: the cache's when it is
+ * named like a cache; an integer dtype when its name says it holds integers (draft_ids,
+ * hash_indices_table, verify_expected_tokens: `buf.copy_(ids.to(buf.dtype))` keeps ids integers);
+ * else the model's (`positions.to(q.dtype)` casts positions into the activations' dtype). */
+aval pe_dtype_of_unknown(pe_ctx *e, TSNode objn, TSNode at)
+{
+    const char *b = pe_base_name(e, objn);
+    size_t n = b ? strlen(b) : 0;
+    if (b && py_is_cache_name(e->st, b, n))
+        return pe_dtype_value(pe_dref(e, DREF_KV, at), false);
+    if (b && py_name_integer(e->st, b, n))
+        return pe_dtype_value(pe_dref(e, DREF_UNKNOWN, at), true);
+    return pe_dtype_value(pe_dref(e, DREF_MODEL, at), false);
+}
+
+/* `x.dtype`: a tensor of known dtype gives it; an integer tensor an integer dtype; otherwise as
+ * pe_dtype_of_unknown says. */
 aval pe_dtype_attr(pe_ctx *e, const aval *obj, TSNode objn, TSNode at)
 {
     if (obj->tag == AV_VALUES && obj->has_dtype)
@@ -138,9 +153,7 @@ aval pe_dtype_attr(pe_ctx *e, const aval *obj, TSNode objn, TSNode at)
         d.binary = obj->binary;
         return d;
     }
-    const char *b = pe_base_name(e, objn);
-    bool kv = b && py_is_cache_name(e->st, b, strlen(b));
-    return pe_dtype_value(pe_dref(e, kv ? DREF_KV : DREF_MODEL, at), false);
+    return pe_dtype_of_unknown(e, objn, at);
 }
 
 aval pe_finfo_value(pe_ctx *e, const args *g, TSNode call, bool iinfo)

@@ -265,6 +265,8 @@ dtype_ref pe_dtype_of_aval(pe_ctx *e, const aval *x, TSNode at, bool *found);
 bool pe_dtype_kwarg(pe_ctx *e, const args *g, dtype_ref *out, bool *intdtype);
 /* `obj.dtype` (objn the object's node, at the attribute's). */
 aval pe_dtype_attr(pe_ctx *e, const aval *obj, TSNode objn, TSNode at);
+/* The dtype of a tensor nothing is known about, from what objn names (pydtype.c). */
+aval pe_dtype_of_unknown(pe_ctx *e, TSNode objn, TSNode at);
 aval pe_finfo_value(pe_ctx *e, const args *g, TSNode call, bool iinfo);
 aval pe_finfo_attr(pe_ctx *e, const aval *f, const char *attr, TSNode at);
 

@@ -172,6 +172,8 @@ bool py_float_string_special(const char *s, size_t n, double *out);
 /* The id class of an identifier ("adapter_ids": "adapter", "positions": "position"), or NULL: the
  * id vocabulary's (grammars/ids.tsv, st->ids). */
 const char *py_name_id_class(const py_state *st, const char *name, size_t n);
+/* Does the identifier name a tensor of integers (idvocab.h: id_vocab_name_integer)? */
+bool py_name_integer(const py_state *st, const char *name, size_t n);
 
 /* Words of the vocabulary (shared by the evaluator and the prefilter, so that they cannot disagree). */
 bool py_is_infinity_word(const char *s, size_t n);      /* inf, Inf, Infinity, infty, PINF, NINF */

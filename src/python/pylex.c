@@ -156,6 +156,11 @@ const char *py_name_id_class(const py_state *st, const char *name, size_t n)
     return id_vocab_name_class(st ? st->ids : NULL, name, n);
 }
 
+bool py_name_integer(const py_state *st, const char *name, size_t n)
+{
+    return id_vocab_name_integer(st ? st->ids : NULL, name, n);
+}
+
 /* ---- the tokenizer (pylexer.h) ---- */
 
 /* Byte classes, as the C locale has them (kvlint never calls setlocale), looked up instead of a

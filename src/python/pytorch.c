@@ -171,9 +171,11 @@ static aval method_type_as(pe_ctx *e, TSNode call, const char *api, aval x, cons
     const aval *y = &g->posv[0];
     if (y->tag == AV_VALUES && y->has_dtype)
         return cast_to(e, call, api, x, y->dtype, y->intdtype, false);
-    dtype_ref d = pe_dref(e, DREF_MODEL, g->pos[0]);
-    d.text = arena_printf(e->a, "%s.dtype", pe_text_of(e, g->pos[0]));
-    return cast_to(e, call, api, x, d, false, false);
+    if (y->tag == AV_VALUES && y->intdtype)
+        return cast_to(e, call, api, x, pe_dref(e, DREF_UNKNOWN, g->pos[0]), true, y->binary);
+    aval d = pe_dtype_of_unknown(e, g->pos[0], g->pos[0]);
+    d.dtype.text = arena_printf(e->a, "%s.dtype", pe_text_of(e, g->pos[0]));
+    return cast_to(e, call, api, x, d.dtype, d.intdtype, false);
 }
 
 static aval cat_values(pe_ctx *e, const args *g)

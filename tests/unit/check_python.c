@@ -74,6 +74,15 @@ START_TEST(id_classes)
     ck_assert_ptr_null(py_name_id_class(st, "token_embeddings", 16));
     ck_assert_ptr_null(py_name_id_class(st, "compose", 7));
     ck_assert_ptr_null(py_name_id_class(NULL, "adapter_ids", 11));         /* no vocabulary: no ids */
+    /* integer tensors by name: ids, an id suffix without a family, an integer row as last segment */
+    ck_assert(py_name_integer(st, "adapter_ids", 11));
+    ck_assert(py_name_integer(st, "draft_ids", 9));
+    ck_assert(py_name_integer(st, "hash_indices_table", 18));
+    ck_assert(py_name_integer(st, "verify_expected_tokens", 22));
+    ck_assert(!py_name_integer(st, "q", 1));
+    ck_assert(!py_name_integer(st, "hidden_states", 13));
+    ck_assert(!py_name_integer(st, "tokens_embeds", 13));                /* only as the last segment */
+    ck_assert(!py_name_integer(st, "token_embeddings", 16));
     const id_class *f = id_vocab_class(st->ids, "adapter");
     ck_assert_str_eq(f->bounds.v[0].key, "num_adapters");
     ck_assert(!f->bounds.v[0].count);
@@ -145,12 +154,16 @@ START_TEST(id_vocabulary_rows)
     diag_list d;
     diag_init(&d, a);
     const char *text = "# comment\nsuffix\t-\tids\nword\tadapter\tlora\nbound\tadapter\tn\tmany\n"
-                       "word\tadapter\n\nbound\tadapter\tmax_loras\tlargest\nnoun\tx\ty\n";
+                       "word\tadapter\n\nbound\tadapter\tmax_loras\tlargest\nnoun\tx\ty\n"
+                       "integer\t-\ttokens\ninteger\tadapter\tslots\n";
     id_vocab *v = id_vocab_read("ids.tsv", text, strlen(text), &d);
-    ck_assert_uint_eq(d.items.n, 3);
+    ck_assert_uint_eq(d.items.n, 4);
     ck_assert_uint_eq(d.items.v[0].line, 4);
     ck_assert_uint_eq(d.items.v[1].line, 5);
     ck_assert_uint_eq(d.items.v[2].line, 8);
+    ck_assert_uint_eq(d.items.v[3].line, 10);   /* an integer row names no family */
+    ck_assert(id_vocab_name_integer(v, "out_tokens", 10));
+    ck_assert(!id_vocab_name_integer(v, "out_slots", 9));
     ck_assert_str_eq(id_vocab_name_class(v, "lora_ids", 8), "adapter");
     ck_assert_uint_eq(id_vocab_class(v, "adapter")->bounds.n, 1);
     ck_assert_uint_eq(v->classes.n, 1);  /* the bad rows made no family */

@@ -49,8 +49,7 @@ static const char *python_claim(const char *path, const char *head, size_t head_
 
 static const void *python_index(const fe_source *src, const void *state, kv_arena *arena)
 {
-    (void)state;
-    return py_index_source(src->data, src->len, arena);
+    return py_index_source(state, src->data, src->len, arena);
 }
 
 static const void *python_link(const fe_file_index *indexes, size_t n, kv_arena *arena)

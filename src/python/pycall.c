@@ -8,7 +8,9 @@
  * (static or class methods) / calling the instance (its forward) are summaries of that class's
  * methods, whose `self.x` are the class's attributes as its __init__ sets them, or, for an object
  * built with arguments that carry values (PadMasker(-1e9)), the attributes its initialisers set
- * from those. Functions imported from other scanned files are followed through pymodule.c.
+ * from those. Functions and classes imported from other scanned files are followed through
+ * pymodule.c (an object of an imported class carries the module's evaluator in .mod, and its
+ * methods run there).
  */
 #include <string.h>
 
@@ -161,7 +163,7 @@ static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *ow
 /* The class a class or instance value stands for, or NULL. */
 static klass *class_of(pe_ctx *e, const aval *x)
 {
-    if ((x->tag != AV_CLASS && x->tag != AV_INSTANCE) || x->node_id >= e->node_cls.n)
+    if ((x->tag != AV_CLASS && x->tag != AV_INSTANCE) || x->node_id >= e->node_cls.n || (x->mod && x->mod != e))
         return NULL;
     return e->node_cls.v[x->node_id];
 }
@@ -169,7 +171,7 @@ static klass *class_of(pe_ctx *e, const aval *x)
 /* recv.method(args) where recv is a class of this file or one of its instances: the method's
  * summary. Through the class, a method taking self gets its instance as the first argument
  * (MaskBuilder.build(obj, x)); static and class methods take the arguments as they are. */
-static bool call_method_of(pe_ctx *e, const aval *recv, const char *method, const args *g, aval *out)
+bool pe_call_method_of(pe_ctx *e, const aval *recv, const char *method, const args *g, aval *out)
 {
     klass *k = class_of(e, recv);
     const aval *m = k ? pe_env_get(&k->consts, method) : NULL;
@@ -224,7 +226,7 @@ static void run_init(pe_ctx *e, klass *own, TSNode init, const args *g)
  * the object's own, so that its methods see `self.fill` as -1e9; otherwise (or past the call
  * depth and budget) self.x are the class's attributes as its own analysis of __init__ found them,
  * with the parameters unknown. */
-static aval instance_of(pe_ctx *e, const aval *cls, const args *g)
+aval pe_instance_of(pe_ctx *e, const aval *cls, const args *g)
 {
     aval x = av_unknown();
     x.tag = AV_INSTANCE;
@@ -349,8 +351,11 @@ static aval eval_call(pe_ctx *e, TSNode call, written_args *written)
     if (fv.tag == AV_FUNC)
         return pe_call_summary(e, fv.node_id, &g);
     aval r;
+    if (fv.tag == AV_INSTANCE && ((fv.mod && fv.mod != e) || fv.node_id == PE_LAZY_CLASS))  /* a loaded module's */
+        return pe_call_module_method(e, &fv, "forward", &g, &r) || pe_call_module_method(e, &fv, "__call__", &g, &r)
+               ? r : av_unknown();
     if (fv.tag == AV_INSTANCE) {  /* module(x): nn.Module.__call__ runs forward */
-        if (call_method_of(e, &fv, "forward", &g, &r) || call_method_of(e, &fv, "__call__", &g, &r))
+        if (pe_call_method_of(e, &fv, "forward", &g, &r) || pe_call_method_of(e, &fv, "__call__", &g, &r))
             return r;
         return av_unknown();
     }
@@ -363,10 +368,17 @@ static aval eval_call(pe_ctx *e, TSNode call, written_args *written)
             return pe_torch_function(e, cn, call, &g);
         if (fv.tag == AV_IMPORT && pe_call_imported(e, fv.str, call, &g, &r))
             return r;
-        return fv.tag == AV_CLASS && class_of(e, &fv) ? instance_of(e, &fv, &g) : av_unknown();
+        return fv.tag == AV_CLASS && class_of(e, &fv) ? pe_instance_of(e, &fv, &g) : av_unknown();
+    }
+    if (method && recv.tag == AV_INSTANCE && ((recv.mod && recv.mod != e) || recv.node_id == PE_LAZY_CLASS)) {
+        if (pe_call_module_method(e, &recv, method, &g, &r))
+            return r;
+        if (recv.mod)
+            return av_unknown();
+        recv = av_unknown();  /* a lazy object without the method: any receiver (.to, .half) */
     }
     if (method && (recv.tag == AV_CLASS || recv.tag == AV_INSTANCE))
-        return call_method_of(e, &recv, method, &g, &r) ? r : av_unknown();
+        return pe_call_method_of(e, &recv, method, &g, &r) ? r : av_unknown();
     if (method && recv.tag == AV_IMPORT && recv.str && strncmp(recv.str, "torch", 5) != 0
         && pe_call_imported(e, arena_printf(e->s, "%s.%s", recv.str, method), call, &g, &r))
         return r;  /* import pkg.masks as M; M.make_mask(...) */

@@ -306,12 +306,24 @@ size_t pe_node_id(pe_ctx *e, TSNode n, klass *cls);
 aval pe_eval_call(pe_ctx *e, TSNode call);
 /* The summary of a call of the function or method with node id `id` (of e's file). */
 aval pe_call_summary(pe_ctx *e, size_t id, const args *g);
+/* recv.method(args) on a class of e's file or an object of one: the method's summary (false if it
+ * has no such method). */
+bool pe_call_method_of(pe_ctx *e, const aval *recv, const char *method, const args *g, aval *out);
+/* An object of the class cls of e's file, built with the arguments g. */
+aval pe_instance_of(pe_ctx *e, const aval *cls, const args *g);
 
 /* ---- functions imported from other scanned files (pymodule.c) ---- */
 /* origin is the dotted name a call reaches through imports (`.masks.make_mask`, `pkg.masks.f`):
  * if it is a top-level function of a scanned file, *out is the summary of this call evaluated in
  * that file, and true is returned. */
+/* A class: *out is an object of it, built in that file (its .mod says so); `.mod.Klass.method`
+ * (a static or class method through the class) is that method's summary. */
 bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g, aval *out);
+/* recv.method(args) on an object of a loaded module's class (recv->mod): the method's summary in
+ * that module, as for an imported function; false if the class has no such method. */
+bool pe_call_module_method(pe_ctx *e, const aval *recv, const char *method, const args *g, aval *out);
+/* A value read from an object of a loaded module's class (inst.attr), made the caller's. */
+aval pe_module_value(pe_ctx *e, struct pe_ctx *m, aval x);
 /* Release the modules loaded for e's file (their trees and parsers). */
 void pe_modules_free(pe_ctx *e);
 

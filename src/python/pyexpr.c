@@ -92,13 +92,14 @@ static aval eval_attribute(pe_ctx *e, TSNode n)
         if (c)
             return *c;
     }
-    if (obj.tag == AV_INSTANCE && obj.node_id < e->node_cls.n && e->node_cls.v[obj.node_id]) {
-        const klass *k = e->node_cls.v[obj.node_id];  /* helper.dtype, helper.CONST */
+    pe_ctx *owner = obj.tag == AV_INSTANCE && obj.mod ? obj.mod : e;  /* an imported class's object */
+    if (obj.tag == AV_INSTANCE && obj.node_id < owner->node_cls.n && owner->node_cls.v[obj.node_id]) {
+        const klass *k = obj.own ? obj.own : owner->node_cls.v[obj.node_id];  /* helper.dtype, helper.CONST */
         const aval *c = pe_env_get(&k->attrs, attr);
         if (!c)
             c = pe_env_get(&k->consts, attr);
         if (c)
-            return *c;
+            return owner == e ? *c : pe_module_value(e, owner, *c);
     }
     if (obj.tag == AV_IMPORT) {
         aval c;

@@ -204,8 +204,8 @@ typedef struct py_range {
     uint32_t start, end;   /* bytes [start, end) */
 } py_range;
 
-/* A top-level function a file defines (found lexically by pyindex.c: `def NAME(` or `async def
- * NAME(` starting in column 0), which other files may import and call. The flags say what its text
+/* A top-level function or class a file defines (found lexically by pyindex.c: `def NAME(`, `async
+ * def NAME(` or `class NAME` starting in column 0), which other files may import and call. The flags say what its text
  * can contribute to a caller's facts, for the caller's prefilter (words, not an analysis). */
 typedef struct py_func_export {
     const char *name;
@@ -213,7 +213,14 @@ typedef struct py_func_export {
     uint32_t start, end;   /* its bytes: `def` to the next line starting in column 0 */
     bool sentinel;  /* it (or a function or sentinel constant of its file that it names) spells a sentinel */
     bool cast;      /* reserved: the index has no torch table to tell cast methods (always false) */
+    bool store;     /* its text (or that of a function of its file it calls) has a sink word: a
+                     * caller's value passed in may be stored (the caller's prefilter counts it
+                     * as one) */
     bool kernel;    /* decorated @triton.jit / @triton.autotune / @...jit: a kernel, not torch code */
+    bool is_class;  /* a top-level `class NAME`: its methods are followed on objects a caller builds.
+                     * A class never has the sentinel flag (nor uses): one -inf in one of a large
+                     * class's methods would make every importer a candidate; what a class makes
+                     * of a caller's values still counts (store) */
     const char *const *uses;  /* names it uses that its file imports with `from M import`, by their
                                * imported spelling, or same-file functions that do (at most 8; only
                                * if not already a sentinel) */
@@ -233,9 +240,10 @@ typedef struct py_exports {
     size_t nprologue;
 } py_exports;
 
-const py_exports *py_index_source(const char *data, size_t len, kv_arena *arena);
+/* st: the sink words, for the functions' store flags (NULL: none is flagged). */
+const py_exports *py_index_source(const py_state *st, const char *data, size_t len, kv_arena *arena);
 /* The top-level functions and the prologue of a file, into ex (pyindex.c). */
-void py_index_functions(const char *data, size_t len, kv_arena *arena, py_exports *ex);
+void py_index_functions(const py_state *st, const char *data, size_t len, kv_arena *arena, py_exports *ex);
 /* The function name of ex, or NULL. */
 const py_func_export *py_exported_function(const py_exports *ex, const char *name);
 
@@ -272,6 +280,9 @@ bool py_link_is_sentinel(const py_link *l, const char *s, size_t n);
 /* Does some scanned file export a function called s[0..n) whose text spells a sentinel (itself,
  * or through the names it imports)? l may be NULL. */
 bool py_link_is_sentinel_function(const py_link *l, const char *s, size_t n);
+/* Does some scanned file export a function or class called s[0..n) whose text stores (its store
+ * flag)? l may be NULL. */
+bool py_link_is_store_function(const py_link *l, const char *s, size_t n);
 /* Does function f of the indexed file ix spell a sentinel, counting the names it imports (a
  * sentinel constant or sentinel function of another file, through a bounded number of rounds)? */
 bool py_link_function_sentinel(const py_link *l, const fe_file_index *ix, const py_func_export *f);

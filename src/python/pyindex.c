@@ -3,8 +3,8 @@
  * in the index pass that runs on every file before any analysis.
  *
  * Module constants (top-level `NAME = <literal>` lines) are read by pylex.c; this file adds the
- * top-level functions: the extent of each `def NAME(` block (up to the next line that starts in
- * column 0), whether its text spells a sentinel in the prefilter's own words, whether a decorator marks it a kernel
+ * top-level functions and classes: the extent of each `def NAME(` or `class NAME` block (up to the
+ * next line that starts in column 0), whether its text spells a sentinel in the prefilter's own words, whether a decorator marks it a kernel
  * (@triton.jit), which names it uses that the file imports with `from M import`, and which
  * functions of the file it calls; a function naming a sentinel constant or sentinel function of
  * its own file spells a sentinel too (a bounded fixpoint). The prologue: byte ranges of the
@@ -200,7 +200,8 @@ typedef struct pending_use {
 
 /* The top-level functions of a file with the flags of their own text and the imported names they
  * use, and the byte ranges of its prologue statements. */
-static void lex_functions(const char *data, size_t len, kv_arena *scratch, fn_vec *out, range_vec *prologue)
+static void lex_functions(const py_state *st, const char *data, size_t len, kv_arena *scratch, fn_vec *out,
+                          range_vec *prologue)
 {
     lexer lx;
     py_lex_init(&lx, data, len);
@@ -265,16 +266,19 @@ static void lex_functions(const char *data, size_t len, kv_arena *scratch, fn_ve
             from_word(&fs, im, scratch, lx.tok, lx.len);
             continue;
         }
+        bool class_here = k == LEX_WORD && lx.at_line_start && depth == 0 && lx.len == 5
+                          && memcmp(lx.tok, "class", 5) == 0;
         bool def_here = k == LEX_WORD && lx.at_line_start && depth == 0
                         && ((lx.len == 3 && memcmp(lx.tok, "def", 3) == 0) || (lx.len == 5 && memcmp(lx.tok, "async", 5) == 0));
-        if (def_here) {
+        if (def_here || class_here) {
             const char *start = lx.tok;
             uint32_t line = lx.line;
-            if (lx.len == 5 && (py_lex_next(&lx) != LEX_WORD || lx.len != 3 || memcmp(lx.tok, "def", 3) != 0))
+            if (def_here && lx.len == 5 && (py_lex_next(&lx) != LEX_WORD || lx.len != 3 || memcmp(lx.tok, "def", 3) != 0))
                 continue;
             if (py_lex_next(&lx) != LEX_WORD)
                 continue;
-            fn_extent fe = { { .name = arena_strndup(scratch, lx.tok, lx.len), .line = line, .kernel = jit },
+            fn_extent fe = { { .name = arena_strndup(scratch, lx.tok, lx.len), .line = line, .kernel = jit && def_here,
+                               .is_class = class_here },
                              lx.len, start, data + len, { NULL }, { NULL }, 0, { NULL }, 0 };
             ARENA_PUSH(scratch, *out, fe);
             cur = &out->v[out->n - 1];
@@ -284,7 +288,8 @@ static void lex_functions(const char *data, size_t len, kv_arena *scratch, fn_ve
         }
         if (cur) {
             cur->f.start = (uint32_t)(cur->start - data);
-            cur->f.sentinel |= py_token_is_sentinel(k, lx.tok, lx.len);
+            cur->f.sentinel |= !cur->f.is_class && py_token_is_sentinel(k, lx.tok, lx.len);
+            cur->f.store |= k == LEX_WORD && py_is_sink_word(st, lx.tok, lx.len);
             if (pending.orig && k == LEX_WORD && prev == '.' && pending.dot) {
                 /* masks.make_mask: the use is make_mask of the module `from M import masks` names */
                 size_t ml = pending.module ? strlen(pending.module) : 0;
@@ -336,7 +341,7 @@ static void propagate_sentinels(fn_vec *fns, const py_export *consts, size_t nco
         bool changed = false;
         for (size_t i = 0; i < fns->n; i++) {
             fn_extent *f = &fns->v[i];
-            if (f->f.sentinel)
+            if (f->f.sentinel || f->f.is_class)
                 continue;
             lexer lx;
             py_lex_init(&lx, f->start, (size_t)(f->end - f->start));
@@ -355,12 +360,31 @@ static void calls_to_uses(fn_vec *fns)
 {
     for (size_t i = 0; i < fns->n; i++) {
         fn_extent *f = &fns->v[i];
-        for (size_t c = 0; !f->f.sentinel && c < f->ncalls; c++)
+        for (size_t c = 0; !f->f.sentinel && !f->f.is_class && c < f->ncalls; c++)
             for (size_t j = 0; j < fns->n; j++)
                 if (j != i && strcmp(fns->v[j].f.name, f->calls[c]) == 0 && fns->v[j].nuses) {
                     fn_use(f, f->calls[c], NULL);   /* a function of this file */
                     break;
                 }
+    }
+}
+
+/* A function calling a function of its own file that stores stores too (a few rounds: a longer
+ * chain of helpers stays unflagged, as for sentinels; a helper of a third file is not followed). */
+static void propagate_stores(fn_vec *fns)
+{
+    enum { ROUNDS = 3 };
+    for (int round = 0; round < ROUNDS; round++) {
+        bool changed = false;
+        for (size_t i = 0; i < fns->n; i++)
+            for (size_t c = 0; !fns->v[i].f.store && c < fns->v[i].ncalls; c++)
+                for (size_t j = 0; j < fns->n; j++)
+                    if (j != i && fns->v[j].f.store && strcmp(fns->v[j].f.name, fns->v[i].calls[c]) == 0) {
+                        fns->v[i].f.store = changed = true;
+                        break;
+                    }
+        if (!changed)
+            return;
     }
 }
 
@@ -391,7 +415,7 @@ static void export_functions(const fn_vec *fns, const char *data, kv_arena *aren
                 }
         v[i].calls = calls;
         v[i].ncalls = nc;
-        if (f->nuses && !f->f.sentinel) {
+        if (f->nuses && !f->f.sentinel && !f->f.is_class) {
             const char **u = arena_alloc(arena, f->nuses * sizeof *u);
             const char **um = arena_alloc(arena, f->nuses * sizeof *um);
             for (size_t j = 0; j < f->nuses; j++) {
@@ -409,6 +433,7 @@ static void export_functions(const fn_vec *fns, const char *data, kv_arena *aren
         if (n && strcmp(v[n - 1].name, v[i].name) == 0) {
             v[n - 1].sentinel |= v[i].sentinel;
             v[n - 1].cast |= v[i].cast;
+            v[n - 1].store |= v[i].store;
             if (!v[n - 1].nuses)  /* a redefinition: the first one's imported names are kept */
                 v[n - 1].uses = v[i].uses, v[n - 1].use_modules = v[i].use_modules, v[n - 1].nuses = v[i].nuses;
             continue;
@@ -427,13 +452,14 @@ const py_func_export *py_exported_function(const py_exports *ex, const char *nam
     return bsearch(&key, ex->fn, ex->nfn, sizeof key, cmp_fn);
 }
 
-void py_index_functions(const char *data, size_t len, kv_arena *arena, py_exports *ex)
+void py_index_functions(const py_state *st, const char *data, size_t len, kv_arena *arena, py_exports *ex)
 {
     kv_arena *scratch = arena_new();
     fn_vec fns = {0};
     range_vec prologue = {0};
-    lex_functions(data, len, scratch, &fns, &prologue);
+    lex_functions(st, data, len, scratch, &fns, &prologue);
     propagate_sentinels(&fns, ex->v, ex->n, scratch);
+    propagate_stores(&fns);
     calls_to_uses(&fns);
     export_functions(&fns, data, arena, ex);
     if (prologue.n) {

@@ -380,7 +380,7 @@ static bool lex_constant_rhs(lexer *lx, double *out, bool *sentinel)
     return q >= lx->end || *q == '\n' || *q == '#' || *q == ';';
 }
 
-const py_exports *py_index_source(const char *data, size_t len, kv_arena *arena)
+const py_exports *py_index_source(const py_state *st, const char *data, size_t len, kv_arena *arena)
 {
     ARENA_VEC(py_export) out = {0};
     lexer lx;
@@ -429,7 +429,7 @@ const py_exports *py_index_source(const char *data, size_t len, kv_arena *arena)
     py_exports *ex = arena_zalloc(arena, sizeof *ex);
     ex->v = out.v;
     ex->n = out.n;
-    py_index_functions(data, len, arena, ex);
+    py_index_functions(st, data, len, arena, ex);
     return ex;
 }
 

@@ -45,7 +45,7 @@ static int cmp_str(const void *a, const void *b)
 
 typedef struct link_name {
     const char *name;
-    bool sentinel, cast;
+    bool sentinel, store;
 } link_name;
 
 typedef struct link_module {
@@ -114,8 +114,8 @@ static void add_names(const py_exports *ex, link_name *v, size_t *n)
         if (ex->v[k].sentinel)
             v[(*n)++] = (link_name){ ex->v[k].name, true, false };
     for (size_t k = 0; k < ex->nfn; k++)
-        if (ex->fn[k].sentinel || ex->fn[k].cast || ex->fn[k].nuses)
-            v[(*n)++] = (link_name){ ex->fn[k].name, ex->fn[k].sentinel, ex->fn[k].cast };
+        if (ex->fn[k].sentinel || ex->fn[k].store || ex->fn[k].nuses)
+            v[(*n)++] = (link_name){ ex->fn[k].name, ex->fn[k].sentinel, ex->fn[k].store };
 }
 
 static link_name *find_name(const struct py_link_names *l, const char *name)
@@ -251,7 +251,7 @@ static const struct py_link_names *link_functions(const fe_file_index *ix, size_
     for (size_t i = 0; i < l->nnames; i++) {
         if (k && strcmp(l->names[k - 1].name, l->names[i].name) == 0) {
             l->names[k - 1].sentinel |= l->names[i].sentinel;
-            l->names[k - 1].cast |= l->names[i].cast;
+            l->names[k - 1].store |= l->names[i].store;
             continue;
         }
         l->names[k++] = l->names[i];
@@ -264,7 +264,7 @@ static const struct py_link_names *link_functions(const fe_file_index *ix, size_
     return l;
 }
 
-static bool names_word(const struct py_link_names *l, const char *s, size_t n, bool *sentinel, bool *cast)
+static bool names_word(const struct py_link_names *l, const char *s, size_t n, bool *sentinel, bool *store)
 {
     if (!l || n == 0 || n > 200)
         return false;
@@ -275,7 +275,7 @@ static bool names_word(const struct py_link_names *l, const char *s, size_t n, b
     if (!f)
         return false;
     *sentinel = f->sentinel;
-    *cast = f->cast;
+    *store = f->store;
     return true;
 }
 
@@ -383,8 +383,14 @@ const fe_file_index *py_link_module(const py_link *link, const char *importer, c
 
 bool py_link_is_sentinel_function(const py_link *link, const char *s, size_t n)
 {
-    bool sentinel = false, cast = false;
-    return link && link->fns && names_word(link->fns, s, n, &sentinel, &cast) && sentinel;
+    bool sentinel = false, store = false;
+    return link && link->fns && names_word(link->fns, s, n, &sentinel, &store) && sentinel;
+}
+
+bool py_link_is_store_function(const py_link *link, const char *s, size_t n)
+{
+    bool sentinel = false, store = false;
+    return link && link->fns && names_word(link->fns, s, n, &sentinel, &store) && store;
 }
 
 /* ---- the tables ---- */

@@ -20,6 +20,12 @@
  * allocates in the caller's scratch arena only; the values that come back are copied into the
  * facts arena (so a module's work costs no memory after the file is done).
  *
+ * Classes: `CacheWriter(-1e9)` of an imported class builds the object in the module's evaluator
+ * (its initialisers run there with the caller's arguments) and gives the caller an object whose
+ * .mod is that evaluator; `w.write(k, ...)` then runs the method there like an imported function,
+ * `Klass.method(...)` too. An object whose constructor got nothing that could become a fact, of a
+ * class that spells no sentinel, is lazy: its module is loaded when a method call passes a value.
+ *
  * Kernels (`@triton.jit` and other compiled functions, marked by the index) are not followed: their
  * bodies compute registers, not tensors.
  *
@@ -205,31 +211,34 @@ static pe_ctx *module_ev(pe_ctx *e, const fe_file_index *ix, const py_func_expor
 }
 
 /* Does the call pass anything a helper without sentinel or int-cast words could carry to a
- * store: a sentinel, or an id whose range is symbolic or unknown? (Plain numbers, like the 16 of
- * cdiv(n, 16), cannot become a fact.) */
-static bool value_matters(const aval *x)
+ * store: a sentinel, or (ids) an id whose range is symbolic or unknown? (Plain numbers, like the
+ * 16 of cdiv(n, 16), cannot become a fact.) A class's methods are followed for sentinels only:
+ * ids passed to a layer (positions into a rotary embedding, token ids into an embedding) are that
+ * file's own int-casts, and following every model's layers for them made the vLLM tree take 25%
+ * longer. */
+static bool value_matters(const aval *x, bool ids)
 {
-    if (x->tag == AV_SEQ) {
+    if (x->tag == AV_SEQ || x->tag == AV_DICT) {
         for (size_t i = 0; i < x->nelems; i++)
-            if (value_matters(&x->elems[i]))
+            if (value_matters(&x->elems[i], ids))
                 return true;
         return false;
     }
     for (size_t i = 0; x->tag == AV_VALUES && i < x->n; i++) {
         const kv_value *v = &x->vals[i].v;
-        if (v->kind == VK_SENTINEL || (v->kind == VK_INTEGER && (v->hi_sym || v->hi_unknown)))
+        if (v->kind == VK_SENTINEL || (ids && v->kind == VK_INTEGER && (v->hi_sym || v->hi_unknown)))
             return true;
     }
     return false;
 }
 
-static bool args_carry_values(const args *g)
+static bool args_carry_values(const args *g, bool ids)
 {
     for (size_t i = 0; i < g->npos; i++)
-        if (value_matters(&g->posv[i]))
+        if (value_matters(&g->posv[i], ids))
             return true;
     for (size_t i = 0; i < g->nkw; i++)
-        if (value_matters(&g->kwv[i]))
+        if (value_matters(&g->kwv[i], ids))
             return true;
     return false;
 }
@@ -247,22 +256,37 @@ static dtype_ref keep_dtype(pe_ctx *e, dtype_ref d)
     return d;
 }
 
-/* A value coming back from a loaded module. Its evaluation allocates in the caller's scratch
+/* A value coming back from the loaded module m. Its evaluation allocates in the caller's scratch
  * arena, so what a fact may point to (texts, steps, paths) is copied into the facts arena; it
- * keeps no construction index (that numbers the module's dropped facts, not the caller's); and
- * functions, classes and instances, numbered per evaluator, become unknown (a callback passed in
- * or a class returned would name another file's node). */
-static aval export_value(pe_ctx *e, aval x)
+ * keeps no construction index (that numbers the module's dropped facts, not the caller's);
+ * functions and classes, numbered per evaluator, become unknown (a callback passed in or a class
+ * returned would name another file's node), and an object of one of m's classes keeps m as the
+ * evaluator its methods run in. */
+static aval export_value(pe_ctx *e, pe_ctx *m, aval x)
 {
-    if (x.tag == AV_FUNC || x.tag == AV_CLASS || x.tag == AV_INSTANCE)
+    if (x.tag == AV_FUNC || x.tag == AV_CLASS)
         return av_unknown();
+    if (x.tag == AV_INSTANCE) {
+        if (!x.mod && x.node_id != PE_LAZY_CLASS)
+            x.mod = m;
+        if (x.mod == e)
+            x.mod = NULL;
+        x.str = keep_str(e, x.str);
+        return x;
+    }
     x.dtype = keep_dtype(e, x.dtype);
     x.str = keep_str(e, x.str);
-    if (x.tag == AV_SEQ && x.nelems) {
+    if ((x.tag == AV_SEQ || x.tag == AV_DICT) && x.nelems) {
         aval *el = arena_alloc(e->s, x.nelems * sizeof *el);
         for (size_t i = 0; i < x.nelems; i++)
-            el[i] = export_value(e, x.elems[i]);
+            el[i] = export_value(e, m, x.elems[i]);
         x.elems = el;
+    }
+    if (x.tag == AV_DICT && x.nelems && x.keys) {
+        const char **keys = arena_alloc(e->s, x.nelems * sizeof *keys);
+        for (size_t i = 0; i < x.nelems; i++)
+            keys[i] = keep_str(e, x.keys[i]);
+        x.keys = keys;
     }
     if (x.tag != AV_VALUES || x.n == 0)
         return x;
@@ -289,9 +313,19 @@ static aval export_value(pe_ctx *e, aval x)
     return x;
 }
 
-/* An argument going into a loaded module: its own functions and classes mean nothing there. */
-static aval import_value(aval x)
+aval pe_module_value(pe_ctx *e, pe_ctx *m, aval x)
 {
+    return export_value(e, m, x);
+}
+
+/* An argument going into the loaded module m: the caller's functions, classes and objects mean
+ * nothing there; an object of one of m's own classes is m's again. */
+static aval import_value(pe_ctx *m, aval x)
+{
+    if (x.tag == AV_INSTANCE && x.mod == m) {
+        x.mod = NULL;
+        return x;
+    }
     if (x.tag == AV_FUNC || x.tag == AV_CLASS || x.tag == AV_INSTANCE)
         return av_unknown();
     return x;
@@ -335,36 +369,133 @@ static void carry_facts(pe_ctx *e, const file_facts *from, size_t stores, size_t
     }
 }
 
+/* What a call runs in the loaded module: a function's summary, an object of a class built, or a
+ * method of a class or object. */
+typedef enum run_kind { RUN_FUNCTION, RUN_NEW, RUN_METHOD } run_kind;
+
+/* Run one call in m with the caller's arguments: its result made the caller's (export_value), the
+ * facts it made of the caller's values carried (carry_facts), and what it wrote into the caller's
+ * arguments exported. False if the callee has no such method. */
+static bool run_in(pe_ctx *e, pe_ctx *m, run_kind kind, const aval *callee, const char *method, const args *g,
+                   aval *out)
+{
+    args local = *g;
+    for (size_t i = 0; i < local.npos; i++)
+        local.posv[i] = import_value(m, local.posv[i]);
+    for (size_t i = 0; i < local.nkw; i++)
+        local.kwv[i] = import_value(m, local.kwv[i]);
+    aval self = *callee;   /* m's own function, class or object */
+    if (self.tag == AV_INSTANCE && self.mod == m)
+        self.mod = NULL;
+    size_t written_before = g->written ? g->written->n : 0;
+    size_t stores = m->out->stores.n, cons = m->out->constructions.n;
+    /* the callee runs as deep in expressions and summaries as the caller is */
+    m->depth = e->depth;
+    m->call_depth = e->call_depth;
+    aval r = av_unknown();
+    bool ok = true;
+    if (kind == RUN_FUNCTION)
+        r = pe_call_summary(m, self.node_id, &local);
+    else if (kind == RUN_NEW)
+        r = pe_instance_of(m, &self, &local);
+    else
+        ok = pe_call_method_of(m, &self, method, &local, &r);
+    if (!ok)
+        return false;
+    *out = export_value(e, m, r);
+    carry_facts(e, m->out, stores, cons);
+    for (size_t i = written_before; g->written && i < g->written->n; i++)
+        g->written->v[i] = export_value(e, m, g->written->v[i]);
+    return true;
+}
+
+/* The scanned file and top-level definition a dotted origin names, its module's name ending at
+ * end (`.masks.make_mask`: `.masks`, make_mask), or NULL. */
+static const py_func_export *resolve(pe_ctx *e, const char *origin, const char *end, const fe_file_index **ix)
+{
+    if (end <= origin)
+        return NULL;
+    *ix = py_link_module(e->ctx->link, e->path, origin, (size_t)(end - origin));
+    if (!*ix)
+        return NULL;
+    const char *name = end + 1, *dot = strchr(name, '.');
+    char *own = dot ? arena_strndup(e->s, name, (size_t)(dot - name)) : NULL;
+    return py_exported_function((*ix)->exports, own ? own : name);
+}
+
+/* The loaded module's value of the definition f (a function or a class), or NULL. */
+static const aval *definition(pe_ctx *e, const fe_file_index *ix, const py_func_export *f, pe_ctx **m)
+{
+    *m = module_ev(e, ix, f);
+    const aval *v = *m ? pe_env_get(&(*m)->module, f->name) : NULL;
+    if (!v || v->tag != (f->is_class ? AV_CLASS : AV_FUNC))
+        return NULL;
+    return v;
+}
+
+/* An object of an imported class that was not built (nothing passed in could become a fact, and
+ * the class spells no sentinel): its module is loaded when one of its methods gets a value. */
+static aval lazy_instance(pe_ctx *e, const char *origin)
+{
+    aval x = av_unknown();
+    x.tag = AV_INSTANCE;
+    x.other = false;
+    x.node_id = PE_LAZY_CLASS;
+    x.str = arena_strdup(e->s, origin);
+    return x;
+}
+
 bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g, aval *out)
 {
     (void)call;
     const char *dot = origin ? strrchr(origin, '.') : NULL;
     if (!dot || dot == origin || !e->ctx || !e->ctx->link || e->module_depth >= MAX_MODULE_DEPTH)
         return false;
-    const char *fname = dot + 1;
-    const fe_file_index *ix = py_link_module(e->ctx->link, e->path, origin, (size_t)(dot - origin));
-    const py_func_export *f = ix ? py_exported_function(ix->exports, fname) : NULL;
-    if (!f || f->kernel || (!py_link_function_sentinel(e->ctx->link, ix, f) && !args_carry_values(g)))
+    const fe_file_index *ix = NULL;
+    const py_func_export *f = resolve(e, origin, dot, &ix);
+    const char *method = NULL;
+    if (!f) {  /* .mod.Klass.method: a method through its class */
+        const char *cdot = dot - 1;
+        while (cdot > origin && *cdot != '.')
+            cdot--;
+        f = cdot > origin ? resolve(e, origin, cdot, &ix) : NULL;
+        if (!f || !f->is_class)
+            return false;
+        method = dot + 1;
+    }
+    if (f->kernel)
         return false;
-    pe_ctx *m = module_ev(e, ix, f);
-    const aval *fv = m ? pe_env_get(&m->module, fname) : NULL;
-    if (!fv || fv->tag != AV_FUNC)
+    bool worth = py_link_function_sentinel(e->ctx->link, ix, f) || args_carry_values(g, !f->is_class);
+    if (f->is_class && !method && !worth) {
+        *out = lazy_instance(e, origin);
+        return true;
+    }
+    pe_ctx *m;
+    const aval *fv = worth ? definition(e, ix, f, &m) : NULL;
+    if (!fv)
         return false;
-    args local = *g;
-    for (size_t i = 0; i < local.npos; i++)
-        local.posv[i] = import_value(local.posv[i]);
-    for (size_t i = 0; i < local.nkw; i++)
-        local.kwv[i] = import_value(local.kwv[i]);
-    size_t written_before = g->written ? g->written->n : 0;
-    size_t stores = m->out->stores.n, cons = m->out->constructions.n;
-    /* the callee runs as deep in expressions and summaries as the caller is */
-    m->depth = e->depth;
-    m->call_depth = e->call_depth;
-    *out = export_value(e, pe_call_summary(m, fv->node_id, &local));
-    carry_facts(e, m->out, stores, cons);
-    for (size_t i = written_before; g->written && i < g->written->n; i++)
-        g->written->v[i] = export_value(e, g->written->v[i]);
-    return true;
+    return run_in(e, m, method ? RUN_METHOD : f->is_class ? RUN_NEW : RUN_FUNCTION, fv, method, g, out);
+}
+
+bool pe_call_module_method(pe_ctx *e, const aval *recv, const char *method, const args *g, aval *out)
+{
+    if (recv->mod)
+        return run_in(e, recv->mod, RUN_METHOD, recv, method, g, out);
+    /* a lazy object: built now, without the arguments of its constructor (they carried nothing) */
+    const char *dot = recv->str ? strrchr(recv->str, '.') : NULL;
+    const fe_file_index *ix = NULL;
+    const py_func_export *f;
+    if (!dot || !e->ctx || !e->ctx->link || e->module_depth >= MAX_MODULE_DEPTH || !args_carry_values(g, false)
+        || !(f = resolve(e, recv->str, dot, &ix)) || !f->is_class)
+        return false;
+    pe_ctx *m;
+    const aval *cv = definition(e, ix, f, &m);
+    args none;
+    memset(&none, 0, sizeof none);
+    aval obj;
+    if (!cv || !run_in(e, m, RUN_NEW, cv, NULL, &none, &obj) || obj.mod != m)
+        return false;
+    return run_in(e, m, RUN_METHOD, &obj, method, g, out);
 }
 
 void pe_modules_free(pe_ctx *e)

@@ -41,6 +41,10 @@
  * Words inside comments and strings do not count (the evaluator never looks there), except that
  * string literals are checked for what float() would make of them.
  *
+ * A store in another file counts as a sink word of this one where this file reaches a function or
+ * class of a scanned file whose text has a sink word (its index's store flag: a value passed in
+ * may be stored there, and pymodule.c makes that store this file's fact), in the same ways as
+ * sentinels below; a helper reaching the sink through a third file is not counted.
  * Sentinels from other files come in the ways the evaluator follows, and only those:
  *   `from M import NAME`   NAME is a sentinel constant of a file named like M's last part (as
  *                          pyscope.c binds it), or a function of the module file M resolves to
@@ -99,10 +103,14 @@ static bool comment_mentions_kvlint(const char *s, size_t n)
     return false;
 }
 
-/* Any sentinel constant or sentinel-spelling function exported under this name (the loose rule). */
-static bool any_exported_sentinel(const fe_context *ctx, const char *s, size_t n)
+/* What another file's name brings (the loose rule, by name): PF_SENTINEL for any sentinel constant
+ * or sentinel-spelling function exported under it, PF_DECISIVE for a function or class that stores. */
+static uint16_t any_exported(const fe_context *ctx, const char *s, size_t n)
 {
-    return ctx && (py_link_is_sentinel(ctx->link, s, n) || py_link_is_sentinel_function(ctx->link, s, n));
+    if (!ctx)
+        return 0;
+    return (py_link_is_sentinel(ctx->link, s, n) || py_link_is_sentinel_function(ctx->link, s, n) ? PF_SENTINEL : 0)
+           | (py_link_is_store_function(ctx->link, s, n) ? PF_DECISIVE : 0);
 }
 
 static bool append(char *buf, const char *s, size_t n)
@@ -146,36 +154,41 @@ static const alias *find_alias(const imports *im, const char *s, size_t n)
     return NULL;
 }
 
-/* Does the module (dotted, as written in path's imports) define function f (any if f is NULL) that
- * spells a sentinel? */
-static bool module_sentinel_fn(const fe_context *ctx, const char *path, const char *module, const char *f, size_t fn)
+/* What the module (dotted, as written in path's imports) brings through its function or class f
+ * (any if f is NULL): PF_SENTINEL if it spells a sentinel, PF_DECISIVE if it stores (a value of
+ * this file passed in may be stored there: pymodule.c carries that store into this file's facts). */
+static uint16_t module_fn_flags(const fe_context *ctx, const char *path, const char *module, const char *f, size_t fn)
 {
     if (!ctx || !ctx->link || !path)
-        return false;
+        return 0;
     const fe_file_index *ix = py_link_module(ctx->link, path, module, strlen(module));
     const py_exports *ex = ix ? ix->exports : NULL;
-    for (size_t k = 0; ex && k < ex->nfn; k++) {
+    uint16_t got = 0;
+    for (size_t k = 0; ex && k < ex->nfn && got != (PF_SENTINEL | PF_DECISIVE); k++) {
         const py_func_export *e = &ex->fn[k];
-        if ((!f || word_is(f, fn, e->name)) && py_link_function_sentinel(ctx->link, ix, e))
-            return true;
+        if (f && !word_is(f, fn, e->name))
+            continue;
+        if (py_link_function_sentinel(ctx->link, ix, e))
+            got |= PF_SENTINEL;
+        if (e->store && !e->kernel)
+            got |= PF_DECISIVE;
     }
-    return false;
+    return got;
 }
 
-/* Can `from module import name` bind a sentinel, or a function that makes one? */
-static bool from_import_sentinel(const fe_context *ctx, const char *path, const char *module, const char *name, size_t n)
+/* What `from module import name` can bind: a sentinel, a function that makes one, one that stores. */
+static uint16_t from_import_flags(const fe_context *ctx, const char *path, const char *module, const char *name, size_t n)
 {
     if (!ctx || !ctx->link)
-        return false;
-    if (py_link_module_const_sentinel(ctx->link, module, name, n))
-        return true;
-    return module_sentinel_fn(ctx, path, module, name, n);
+        return 0;
+    uint16_t got = py_link_module_const_sentinel(ctx->link, module, name, n) ? PF_SENTINEL : 0;
+    return got | module_fn_flags(ctx, path, module, name, n);
 }
 
 /* The end of one imported name (`a`, `a as b`, at ',' ')' or the end of the statement). */
-static bool end_name(imports *im, const fe_context *ctx, const char *path)
+static uint16_t end_name(imports *im, const fe_context *ctx, const char *path)
 {
-    bool sentinel = false;
+    uint16_t got = 0;
     if (im->state == IMP_IMPORT && im->cur[0]) {
         /* `import a.b as c` binds c to a.b; `import a.b` binds a to a */
         size_t first = strcspn(im->cur, ".");
@@ -187,8 +200,7 @@ static bool end_name(imports *im, const fe_context *ctx, const char *path)
         else if (im->name)
             bind(im, im->name, im->name_n, top, NULL, 0);
     } else if (im->state == IMP_NAMES && im->name) {
-        if (from_import_sentinel(ctx, path, im->mod, im->name, im->name_n))
-            sentinel = true;
+        got |= from_import_flags(ctx, path, im->mod, im->name, im->name_n);
         const char *b = im->as ? im->as : im->name;
         bind(im, b, im->as ? im->as_n : im->name_n, im->mod, im->name, im->name_n);
     }
@@ -196,11 +208,11 @@ static bool end_name(imports *im, const fe_context *ctx, const char *path)
     im->name = im->as = NULL;
     im->name_n = im->as_n = 0;
     im->want_alias = im->after_dot = false;
-    return sentinel;
+    return got;
 }
 
-/* One token of an import statement. Returns true if it makes the file hold a sentinel. */
-static bool import_token(imports *im, const fe_context *ctx, const char *path, lex_kind k, const char *w, size_t n)
+/* One token of an import statement: the flags of what it imports (end_name). */
+static uint16_t import_token(imports *im, const fe_context *ctx, const char *path, lex_kind k, const char *w, size_t n)
 {
     if (k == LEX_PUNCT && (*w == ',' || *w == ')'))
         return end_name(im, ctx, path);
@@ -219,13 +231,13 @@ static bool import_token(imports *im, const fe_context *ctx, const char *path, l
             im->overflow |= !append(im->cur, ".", 1);
             im->after_dot = true;
         }
-        return false;
+        return 0;
     case IMP_FROM:
         if (k == LEX_WORD && word_is(w, n, "import"))
             im->state = IMP_NAMES;
         else if (k == LEX_WORD || (k == LEX_PUNCT && *w == '.'))
             im->overflow |= !append(im->mod, w, n);
-        return false;
+        return 0;
     case IMP_NAMES:
         if (k == LEX_WORD && word_is(w, n, "as"))
             im->want_alias = true;
@@ -233,11 +245,11 @@ static bool import_token(imports *im, const fe_context *ctx, const char *path, l
             im->as = w, im->as_n = n;
         else if (k == LEX_WORD)
             im->name = w, im->name_n = n;
-        return false;
+        return 0;
     case IMP_NONE:
-        return false;
+        return 0;
     }
-    return false;
+    return 0;
 }
 
 /* A statement starts with w: is it an import? */
@@ -260,18 +272,18 @@ typedef struct chain {
     const alias *bare;           /* the previous token was a module alias not yet followed by '.' */
 } chain;
 
-/* A word w after '.' (after_dot) or starting a chain: does it reach a sentinel? */
-static bool chain_word(chain *c, const imports *im, const fe_context *ctx, const char *path, const char *w,
+/* A word w after '.' (after_dot) or starting a chain: what it reaches (module_fn_flags). */
+static uint16_t chain_word(chain *c, const imports *im, const fe_context *ctx, const char *path, const char *w,
                        size_t n, bool after_dot)
 {
-    bool sentinel = false;
+    uint16_t got = 0;
     if (!after_dot) {
         if (c->bare)   /* `return masks` then a word on the next line: the alias was used bare */
-            sentinel = module_sentinel_fn(ctx, path, c->bare->module, NULL, 0);
+            got = module_fn_flags(ctx, path, c->bare->module, NULL, 0);
         c->text[0] = '\0';
         c->ok = append(c->text, w, n);
         c->bare = find_alias(im, w, n);
-        return false;
+        return got;
     }
     if (c->ok && c->text[0]) {
         size_t first = strcspn(c->text, ".");
@@ -280,24 +292,24 @@ static bool chain_word(chain *c, const imports *im, const fe_context *ctx, const
             char module[MAX_DOTTED];
             module[0] = '\0';
             if (append(module, a->module, strlen(a->module)) && append(module, c->text + first, strlen(c->text + first)))
-                sentinel = module_sentinel_fn(ctx, path, module, w, n);
+                got = module_fn_flags(ctx, path, module, w, n);
             else
-                sentinel = any_exported_sentinel(ctx, w, n);
+                got = any_exported(ctx, w, n);
         }
     }
     c->ok = c->ok && append(c->text, ".", 1) && append(c->text, w, n);
-    return sentinel;
+    return got;
 }
 
 /* Any token but a word: a module alias used bare (not `A.`) hands its module on. */
-static bool chain_other(chain *c, const fe_context *ctx, const char *path, lex_kind k, const char *t)
+static uint16_t chain_other(chain *c, const fe_context *ctx, const char *path, lex_kind k, const char *t)
 {
     const alias *bare = c->bare;
     c->bare = NULL;
     if (k == LEX_PUNCT && *t == '.')
-        return false;
+        return 0;
     c->ok = false;
-    return bare && module_sentinel_fn(ctx, path, bare->module, NULL, 0);
+    return bare ? module_fn_flags(ctx, path, bare->module, NULL, 0) : 0;
 }
 
 /* What the vocabulary says about one word, computed once per distinct word of a file: the word
@@ -489,11 +501,10 @@ bool py_prefilter_decides(uint16_t flags)
  * used bare as the last token. */
 static uint16_t pf_flush(pf_scan *p)
 {
-    bool sentinel = end_name(&p->im, p->ctx, p->path);
+    uint16_t f = end_name(&p->im, p->ctx, p->path);
     if (p->ch.bare)
-        sentinel |= module_sentinel_fn(p->ctx, p->path, p->ch.bare->module, NULL, 0);
+        f |= module_fn_flags(p->ctx, p->path, p->ch.bare->module, NULL, 0);
     p->ch.bare = NULL;
-    uint16_t f = sentinel ? PF_SENTINEL : 0;
     if (p->field == CF_FIELD || p->field == CF_GET)
         f |= PF_FIELD;
     p->field = CF_NONE;
@@ -505,7 +516,7 @@ static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
     if (k == LEX_COMMENT)   /* a comment does not change `prev` */
         return comment_mentions_kvlint(lx->tok, lx->len) ? PF_DECISIVE : 0;
     uint16_t f = 0;
-    bool sentinel = false;   /* from another file (imports, module aliases) */
+    uint16_t got = 0;   /* from another file (imports, module aliases): a sentinel, a store */
     char before = p->prev;
     bool first_on_line = (lx->fresh_line || p->prev_line == 0) && p->depth == 0;
     p->prev_line = lx->line;
@@ -513,13 +524,13 @@ static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
         if (p->cache == CW_CLOSED)   /* `kv_cache[0]` ended its statement */
             p->cache = CW_NONE;
         p->cache_target = p->stmt_as = false;
-        sentinel |= end_name(&p->im, p->ctx, p->path);
+        got |= end_name(&p->im, p->ctx, p->path);
         start_statement(&p->im, k == LEX_WORD ? lx->tok : "", k == LEX_WORD ? lx->len : 0);
     } else if (p->im.state != IMP_NONE) {
-        sentinel |= import_token(&p->im, p->ctx, p->path, k, lx->tok, lx->len);
+        got |= import_token(&p->im, p->ctx, p->path, k, lx->tok, lx->len);
     }
     if (k != LEX_WORD)
-        sentinel |= chain_other(&p->ch, p->ctx, p->path, k, lx->tok);
+        got |= chain_other(&p->ch, p->ctx, p->path, k, lx->tok);
     if (field_token(p, k, lx->tok, lx->len))
         f |= PF_FIELD;
     uint16_t wf = k == LEX_WORD ? memo_flags(p->memo, p->st, lx->tok, lx->len) : 0;
@@ -551,10 +562,10 @@ static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
             p->cache = CW_NAME;
         if (wf & W_SENTINEL)
             f |= PF_SENTINEL | (wf & W_INF ? PF_INF : 0);
-        if (p->im.overflow && (p->im.state == IMP_NAMES || p->prev == '.') && any_exported_sentinel(p->ctx, w, n))
-            sentinel = true;  /* too many imports to tell: any exported sentinel name counts */
+        if (p->im.overflow && (p->im.state == IMP_NAMES || p->prev == '.'))
+            got |= any_exported(p->ctx, w, n);  /* too many imports to tell: any exported name counts */
         if (p->im.state == IMP_NONE)
-            sentinel |= chain_word(&p->ch, &p->im, p->ctx, p->path, w, n, p->prev == '.');
+            got |= chain_word(&p->ch, &p->im, p->ctx, p->path, w, n, p->prev == '.');
         if (p->prev == '.' && (wf & W_CAST))
             f |= PF_CAST | PF_TENSOR;
         if (wf & W_INT)
@@ -575,23 +586,23 @@ static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
             p->depth++;
         else if ((p->prev == ')' || p->prev == ']' || p->prev == '}') && p->depth > 0)
             p->depth--;
-        return f | (sentinel ? PF_SENTINEL : 0);
+        return f | got;
     case LEX_COMMENT:
     case LEX_END:
         break;
     }
     p->prev = 0;
-    return f | (sentinel ? PF_SENTINEL : 0);
+    return f | got;
 }
 
 static uint16_t pf_finish(pf_scan *p)
 {
-    bool sentinel = end_name(&p->im, p->ctx, p->path);
-    uint16_t f = p->field == CF_FIELD || p->field == CF_GET ? PF_FIELD : 0;
+    uint16_t f = end_name(&p->im, p->ctx, p->path);
+    f |= p->field == CF_FIELD || p->field == CF_GET ? PF_FIELD : 0;
     if (p->cache == CW_SUB)   /* `k_cache[` never closed: a syntax error, which may hide a store */
         f |= PF_DECISIVE;
-    sentinel |= chain_other(&p->ch, p->ctx, p->path, LEX_END, "");
-    return f | (sentinel ? PF_SENTINEL : 0);
+    f |= chain_other(&p->ch, p->ctx, p->path, LEX_END, "");
+    return f;
 }
 
 bool py_prefilter(const py_state *st, const fe_context *ctx, const char *path, const char *data, size_t len)

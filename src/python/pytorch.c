@@ -93,9 +93,16 @@ static aval int_source(pe_ctx *e, TSNode call, double lo, double hi, const char 
     return x;
 }
 
-/* arange(end) / arange(start, end): the upper bound known, symbolic (a range name) or unknown. */
+/* arange(end) / arange(start, end): the upper bound known, symbolic (a range name) or unknown.
+ * Built in a dtype that is not an integer one (`dtype=torch.float32`, `dtype=x.dtype`), it is a
+ * ramp of coordinates in that dtype, not ids: a tensor of that dtype whose values are not
+ * followed (RoPE's arange(0, dim, 2, dtype=torch.float32), a test filling a page with a ramp). */
 static aval arange_value(pe_ctx *e, TSNode call, const args *g)
 {
+    dtype_ref d;
+    bool intd = false;
+    if (pe_dtype_kwarg(e, g, &d, &intd) && !intd)
+        return with_dtype(av_unknown_tensor(), &d, false);
     TSNode endn;
     const aval *end = pe_arg(g, g->npos >= 2 ? 1 : 0, "end", &endn);
     const aval *start = g->npos >= 2 ? &g->posv[0] : NULL;

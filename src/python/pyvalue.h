@@ -36,10 +36,11 @@ typedef enum av_tag {
     AV_IMPORT,   /* a name imported from elsewhere: .str is its dotted origin */
     AV_SINKOBJ,  /* an instance of a sink class: .sink */
     AV_SEQ,      /* tuple or list: elems[] */
+    AV_DICT,     /* a dict literal: elems[] its values, keys[] their string keys (NULL: another key) */
     AV_FUNC,     /* a function of this file: .node_id */
     AV_CLASS,    /* a class of this file: .node_id */
-    AV_INSTANCE  /* an object of a class of this file (or of a loaded module): .node_id of the
-                  * class, .str its name; methods are called as summaries with self bound */
+    AV_INSTANCE  /* an object of a class of this file (or of a loaded module: .mod): .node_id of
+                  * the class, .str its name; methods are called as summaries with self bound */
 } av_tag;
 
 /* The dtype class of a tensor value (docs/facts.md), encoded by three fields without a field of
@@ -66,11 +67,17 @@ typedef struct aval {
     const py_sink *sink;
     const struct aval *elems;
     size_t nelems;
-    size_t node_id;   /* AV_FUNC / AV_CLASS / AV_INSTANCE: index into the evaluator's node table */
+    const char *const *keys;  /* AV_DICT: nelems keys */
+    size_t node_id;   /* AV_FUNC / AV_CLASS / AV_INSTANCE: index into the evaluator's node table;
+                       * PE_LAZY_CLASS: an object of an imported class not built yet (.str its origin) */
     struct klass *own;/* AV_INSTANCE built with arguments (PadMasker(-1e9)): the class as its
                        * initialisers, run with them, set self.x (pycall.c); NULL: the class's
                        * own attributes */
+    struct pe_ctx *mod;   /* AV_INSTANCE of a class of a loaded module (pymodule.c): that module's
+                           * evaluator, whose node table node_id indexes; NULL: this file's */
 } aval;
+
+#define PE_LAZY_CLASS ((size_t)-1)
 
 aval av_unknown(void);
 aval av_unknown_tensor(void);

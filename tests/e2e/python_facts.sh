@@ -146,6 +146,9 @@ expect_query "interproc: methods of another class (attribute, class, static, cla
 expect_query "interproc: an object's constructor arguments reach its methods, each object its own" interproc \
     '[(s["line"], v["text"]) for s in d["stores"] if s["path"] == "interproc/instances.py" for v in s["values"]]' \
     "[(25, '-1e9'), (26, '0.0'), (28, 'float(\"-inf\")')]"
+expect_query "interproc: objects of imported classes store the caller's values, placed in the class" interproc \
+    '[(s["line"], [(v["origin"]["path"], v["origin"]["line"], v["text"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/pools.py"]' \
+    "[(13, [('interproc/pkg/objects.py', 12, '-1e9')]), (24, [('interproc/pkg/objects.py', 16, 'float(\"-inf\")')])]"
 expect_query "interproc: an imported helper stores the caller's value, placed in the helper" interproc \
     '[(s["path"], s["line"], [(v["origin"]["path"], v["origin"]["line"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/cache_ops.py"]' \
     "[('interproc/pkg/cache_ops.py', 7, [('interproc/pkg/writer.py', 11)])]"

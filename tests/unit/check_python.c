@@ -191,7 +191,7 @@ START_TEST(module_index)
     kv_arena *a = arena_new();
     const char *src = "NEG = -1e9\nPOS: float = float('inf')\nSMALL = 0.125\nM = math.inf\n"
                       "def f():\n    LOCAL = -1e9\nX = (\n-1e9)\nY = -1e9 + 1\nZ == 3\n";
-    const py_exports *ex = py_index_source(src, strlen(src), a);
+    const py_exports *ex = py_index_source(NULL, src, strlen(src), a);
     ck_assert_uint_eq(ex->n, 4);
     ck_assert_str_eq(ex->v[0].name, "NEG");
     ck_assert(ex->v[0].value == -1e9 && ex->v[0].sentinel);
@@ -286,8 +286,8 @@ START_TEST(function_index)
                       "@triton.jit\ndef kern(x):\n    y = -1e30\n"
                       "async def neg(x):\n    return x - 1e9\n"
                       "class C:\n    def method(self):\n        return -1e9\n";
-    const py_exports *ex = py_index_source(src, strlen(src), a);
-    ck_assert_uint_eq(ex->nfn, 6);  /* sorted: fill ids kern neg outer plain; no method */
+    const py_exports *ex = py_index_source(NULL, src, strlen(src), a);
+    ck_assert_uint_eq(ex->nfn, 7);  /* sorted: C fill ids kern neg outer plain; no method */
     const py_func_export *f = py_exported_function(ex, "fill");
     ck_assert(f && !f->sentinel && f->nuses == 1);
     ck_assert_str_eq(f->uses[0], "NEG");  /* the imported spelling of the alias */
@@ -305,6 +305,9 @@ START_TEST(function_index)
     f = py_exported_function(ex, "plain");
     ck_assert(f && !f->sentinel && f->nuses == 0);
     ck_assert(!py_exported_function(ex, "method"));
+    f = py_exported_function(ex, "C");  /* a class: its extent, never the sentinel flag */
+    ck_assert(f && f->is_class && !f->sentinel && !f->kernel && f->nuses == 0);
+    ck_assert(strncmp(src + f->start, "class C", 7) == 0 && f->end == strlen(src));
     ck_assert_uint_ge(ex->nprologue, 1);
     ck_assert_uint_eq(ex->prologue[0].start, 0);
     arena_free(a);
@@ -321,7 +324,7 @@ START_TEST(link_modules)
     enum { N = 6 };
     fe_file_index ix[N];
     for (size_t i = 0; i < N; i++)
-        ix[i] = (fe_file_index){ paths[i], py_index_source(srcs[i], strlen(srcs[i]), a) };
+        ix[i] = (fe_file_index){ paths[i], py_index_source(NULL, srcs[i], strlen(srcs[i]), a) };
     const py_link *l = py_link_indexes(ix, N, a);
     const char *imp = "a/pkg/model.py";
     ck_assert_ptr_eq(py_link_module(l, imp, ".masks", 6), &ix[2]);
@@ -362,7 +365,7 @@ START_TEST(prefilter_imports)
     enum { N = 5 };
     fe_file_index ix[N];
     for (size_t i = 0; i < N; i++)
-        ix[i] = (fe_file_index){ paths[i], py_index_source(srcs[i], strlen(srcs[i]), a) };
+        ix[i] = (fe_file_index){ paths[i], py_index_source(NULL, srcs[i], strlen(srcs[i]), a) };
     fe_context ctx = { .project = proj, .state = st, .indexes = ix, .nindexes = N,
                        .link = py_link_indexes(ix, N, a) };
     /* wrapped() reaches a sentinel through the module it imports; other() does not */
@@ -646,7 +649,7 @@ static void check_soundness(const char *root, size_t *files, size_t *dropped, si
         }
         c->path = list.paths[i];
         c->facts = file_facts_new(c->path);
-        c->exports = py_index_source(c->data, c->len, c->facts->arena);
+        c->exports = py_index_source(NULL, c->data, c->len, c->facts->arena);
         idx[n] = (fe_file_index){ c->path, c->exports };
         n++;
     }

@@ -274,6 +274,27 @@ static void list_append(pe_ctx *e, TSNode recv_node, const aval *xs, const aval 
 
 static aval eval_call(pe_ctx *e, TSNode call, written_args *written);
 
+/* A method of a dict literal: `d.get("k"[, default])` reads it; a method that may change it
+ * (update, setdefault, pop, ...) makes the variable unknown from here on. */
+static aval dict_method(pe_ctx *e, TSNode recv_node, const aval *d, const char *method, const args *g)
+{
+    aval r;
+    if (strcmp(method, "get") == 0 && g->npos >= 1 && !g->star) {
+        if (pe_dict_lookup(d, &g->posv[0], &r))
+            return r;
+        bool absent = !d->other && g->posv[0].tag == AV_STR;   /* a key it does not list */
+        return absent && g->npos >= 2 ? g->posv[1] : av_unknown();
+    }
+    static const char *const readers[] = { "get", "keys", "values", "items", "copy", "__contains__", NULL };
+    bool reads = false;
+    for (size_t i = 0; readers[i]; i++)
+        reads |= strcmp(method, readers[i]) == 0;
+    const char *key = reads ? NULL : pe_var_key(e, recv_node);
+    if (key)
+        pe_update_key(e, key, av_unknown());
+    return av_unknown();
+}
+
 /* A call, then what its summary wrote into the caller's arguments in place (`mark(k, ids)` whose
  * body does `k[..., -1] = ...`): the caller's variable holds it from here on. */
 aval pe_eval_call(pe_ctx *e, TSNode call)
@@ -382,6 +403,8 @@ static aval eval_call(pe_ctx *e, TSNode call, written_args *written)
     if (method && recv.tag == AV_IMPORT && recv.str && strncmp(recv.str, "torch", 5) != 0
         && pe_call_imported(e, arena_printf(e->s, "%s.%s", recv.str, method), call, &g, &r))
         return r;  /* import pkg.masks as M; M.make_mask(...) */
+    if (method && recv.tag == AV_DICT)
+        return dict_method(e, recv_node, &recv, method, &g);
     if (method && strcmp(method, "get") == 0 && pe_config_get(e, call, recv_node, &recv, &g, &r))
         return r;
     if (method && recv.tag == AV_SEQ && strcmp(method, "append") == 0 && g.npos == 1 && !g.nkw) {

@@ -55,7 +55,7 @@ enum {
 };
 
 /* Field names of tree-sitter-python the evaluator reads; their ids are looked up once per file. */
-typedef enum fid { F_alias, F_alternative, F_argument, F_arguments, F_attribute, F_body, F_condition, F_consequence, F_definition, F_function, F_left, F_module_name, F_name, F_object, F_operator, F_parameters, F_right, F_subscript, F_value, F_COUNT } fid;
+typedef enum fid { F_alias, F_alternative, F_argument, F_arguments, F_attribute, F_body, F_condition, F_consequence, F_definition, F_function, F_key, F_left, F_module_name, F_name, F_object, F_operator, F_parameters, F_right, F_subscript, F_value, F_COUNT } fid;
 
 /* Node kinds the evaluator dispatches on (eval_inner, exec_stmt): tree-sitter-python's named
  * symbols by name, mapped once from symbol ids (pe_node_kinds), so a dispatch is a switch on an
@@ -328,6 +328,8 @@ aval pe_module_value(pe_ctx *e, struct pe_ctx *m, aval x);
 void pe_modules_free(pe_ctx *e);
 
 /* ---- expressions (pyexpr.c) ---- */
+/* d[key] of a dict literal d with a string key it lists (false: not a dict, or not listed). */
+bool pe_dict_lookup(const aval *d, const aval *key, aval *out);
 aval pe_stepf(pe_ctx *e, const aval *x, TSNode at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 kv_value pe_value_make(pe_ctx *e, value_kind k, double lo, double hi, TSNode at);
 aval pe_number_value(pe_ctx *e, double x, TSNode at);

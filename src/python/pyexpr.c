@@ -367,6 +367,11 @@ static aval eval_subscript(pe_ctx *e, TSNode n)
         return av_unknown();
     }
     aval r;
+    if (v.tag == AV_DICT) {  /* FILLS["pad"] */
+        TSNode sn = pe_fld(e, n, F_subscript);
+        aval key = ts_node_is_null(sn) ? av_unknown() : pe_eval(e, sn);
+        return pe_dict_lookup(&v, &key, &r) ? pe_stepf(e, &r, n, "read as %s", pe_text_of(e, n)) : av_unknown();
+    }
     if (pe_config_item(e, n, pe_fld(e, n, F_value), &v, pe_fld(e, n, F_subscript), &r))
         return r;
     return v.tag == AV_VALUES && v.tensor ? v : av_unknown();
@@ -389,14 +394,53 @@ static aval eval_unary(pe_ctx *e, TSNode n)
     return x;
 }
 
+/* {"pad": -1e9, "zero": 0.0}: the values by their string keys (at most PV_MAX_ELEMS); `other` when
+ * it may hold keys not listed (a `**splat`, a key that is not a string constant, more pairs). */
 static aval eval_dictionary(pe_ctx *e, TSNode n)
 {
     uint32_t k;
     TSNode *ks = pe_kids(e, n, &k);
-    for (uint32_t i = 0; i < k; i++)
-        if (pe_is(ks[i], "pair"))
-            pe_eval(e, pe_fld(e, ks[i], F_value));
-    return av_unknown();
+    aval x = av_unknown();
+    x.tag = AV_DICT;
+    x.other = false;
+    aval *el = arena_alloc(e->s, PV_MAX_ELEMS * sizeof *el);
+    const char **keys = arena_alloc(e->s, PV_MAX_ELEMS * sizeof *keys);
+    size_t j = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        if (!pe_is(ks[i], "pair")) {
+            pe_eval(e, ks[i]);
+            x.other = true;   /* **splat */
+            continue;
+        }
+        aval key = pe_eval(e, pe_fld(e, ks[i], F_key));
+        aval v = pe_eval(e, pe_fld(e, ks[i], F_value));
+        if (key.tag != AV_STR || !key.str || j >= PV_MAX_ELEMS) {
+            x.other = true;
+            continue;
+        }
+        size_t m = 0;
+        while (m < j && strcmp(keys[m], key.str) != 0)
+            m++;
+        if (m == j)
+            keys[j++] = key.str;
+        el[m] = v;   /* a repeated key keeps its place and takes the last value */
+    }
+    x.elems = el;
+    x.keys = keys;
+    x.nelems = j;
+    return x;
+}
+
+bool pe_dict_lookup(const aval *d, const aval *key, aval *out)
+{
+    if (d->tag != AV_DICT || key->tag != AV_STR || !key->str)
+        return false;
+    for (size_t i = d->nelems; i-- > 0;)
+        if (d->keys[i] && strcmp(d->keys[i], key->str) == 0) {
+            *out = d->elems[i];
+            return true;
+        }
+    return false;
 }
 
 /* a if c else b: both sides joined (the condition evaluated in between, as Python reads it) */

@@ -273,6 +273,8 @@ void pe_write_into(pe_ctx *e, TSNode target, aval x, TSNode at, const char *what
     if (!key)
         return;
     aval old = pe_lookup_key(e, key, target);
+    if (old.tag == AV_DICT)
+        pe_update_key(e, key, av_unknown());   /* d["k"] = v: the dict is no longer the literal */
     if (old.tag != AV_VALUES)
         return;
     if (old.has_dtype && !x.tensor)

@@ -10,7 +10,7 @@
 #include "python/pyeval.h"
 #include "util/strlist.h"
 
-const char *const pe_field_names[F_COUNT] = { "alias", "alternative", "argument", "arguments", "attribute", "body", "condition", "consequence", "definition", "function", "left", "module_name", "name", "object", "operator", "parameters", "right", "subscript", "value" };
+const char *const pe_field_names[F_COUNT] = { "alias", "alternative", "argument", "arguments", "attribute", "body", "condition", "consequence", "definition", "function", "key", "left", "module_name", "name", "object", "operator", "parameters", "right", "subscript", "value" };
 
 static void exec_stmt(pe_ctx *e, TSNode s);
 

@@ -135,6 +135,23 @@ static bool same_dtype(const dtype_ref *a, const dtype_ref *b)
     return (a->text && b->text) ? strcmp(a->text, b->text) == 0 : a->text == b->text;
 }
 
+/* Two dicts with the same keys in the same order: each value joined; anything else unknown. */
+static aval join_dicts(kv_arena *a, const aval *x, const aval *y)
+{
+    if (x->tag != AV_DICT || y->tag != AV_DICT || x->nelems != y->nelems)
+        return av_unknown();
+    for (size_t i = 0; i < x->nelems; i++)
+        if (strcmp(x->keys[i], y->keys[i]) != 0)
+            return av_unknown();
+    aval r = *x;
+    r.other = x->other || y->other;
+    aval *el = arena_alloc(a, (x->nelems ? x->nelems : 1) * sizeof *el);
+    for (size_t i = 0; i < x->nelems; i++)
+        el[i] = av_join(a, &x->elems[i], &y->elems[i]);
+    r.elems = el;
+    return r;
+}
+
 aval av_join(kv_arena *a, const aval *x, const aval *y)
 {
     if (x->tag != AV_VALUES || y->tag != AV_VALUES) {
@@ -150,6 +167,8 @@ aval av_join(kv_arena *a, const aval *x, const aval *y)
             r.elems = e;
             return r;
         }
+        if (x->tag == AV_DICT || y->tag == AV_DICT)
+            return join_dicts(a, x, y);
         if (x->tag == AV_VALUES && av_is_unknown(x) && !x->tensor)
             return *y;
         return *x;

@@ -146,6 +146,9 @@ expect_query "interproc: methods of another class (attribute, class, static, cla
 expect_query "interproc: an object's constructor arguments reach its methods, each object its own" interproc \
     '[(s["line"], v["text"]) for s in d["stores"] if s["path"] == "interproc/instances.py" for v in s["values"]]' \
     "[(25, '-1e9'), (26, '0.0'), (28, 'float(\"-inf\")')]"
+expect_query "interproc: dict literals read by listed string keys; other keys and changed dicts unknown" interproc \
+    '[(s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/dicts.py"]' \
+    "[(18, ['-1e9']), (19, ['float(\"-inf\")']), (20, ['-1e4']), (21, ['0.0'])]"
 expect_query "interproc: objects of imported classes store the caller's values, placed in the class" interproc \
     '[(s["line"], [(v["origin"]["path"], v["origin"]["line"], v["text"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/pools.py"]' \
     "[(13, [('interproc/pkg/objects.py', 12, '-1e9')]), (24, [('interproc/pkg/objects.py', 16, 'float(\"-inf\")')])]"

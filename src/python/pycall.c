@@ -133,6 +133,12 @@ static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *ow
     memset(&fr, 0, sizeof fr);
     fr.fn = fn;
     fr.up = e->fr;
+    bool lambda = pe_kind(e, fn) == NK_lambda;
+    /* a lambda called in the function that defines it sees that function's variables as they
+     * are at the call (Python's closures bind late) */
+    if (lambda && e->fr && ts_node_start_byte(fn) >= ts_node_start_byte(e->fr->fn)
+        && ts_node_end_byte(fn) <= ts_node_end_byte(e->fr->fn))
+        fr.locals = pe_env_copy(e->s, e->cur);
     frame *saved_fr = e->fr;
     env *saved_cur = e->cur;
     klass *saved_cls = e->cls;
@@ -142,7 +148,12 @@ static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *ow
     e->call_depth++;
     e->quiet++;
     pe_bind_params(e, fn, g);
-    pe_exec_block(e, pe_fld(e, fn, F_body));
+    if (lambda) {   /* its body is the value it returns */
+        fr.ret = pe_eval(e, pe_fld(e, fn, F_body));
+        fr.has_ret = true;
+    } else {
+        pe_exec_block(e, pe_fld(e, fn, F_body));
+    }
     e->quiet--;
     e->call_depth--;
     e->fr = saved_fr;
@@ -156,6 +167,8 @@ static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *ow
         }
     }
     aval r = fr.has_ret ? fr.ret : av_unknown();
+    if (lambda)
+        return pe_stepf(e, &r, fn, "returned from the lambda");
     TSNode name = pe_fld(e, fn, F_name);
     return pe_stepf(e, &r, name, "returned from %s()", pe_raw_text(e, name));
 }

@@ -499,7 +499,14 @@ static aval eval_inner(pe_ctx *e, TSNode n)
         pe_eval(e, pe_fld(e, n, F_argument));
         return av_unknown();
     case NK_dictionary: return eval_dictionary(e, n);
-    default: return av_unknown();   /* lambdas, concatenated strings, and what is not modelled */
+    case NK_lambda: {   /* a function value; its body runs when it is called (pycall.c) */
+        aval f = av_unknown();
+        f.tag = AV_FUNC;
+        f.other = false;
+        f.node_id = pe_node_id(e, n, NULL);
+        return f;
+    }
+    default: return av_unknown();   /* concatenated strings, and what is not modelled */
     }
 }
 

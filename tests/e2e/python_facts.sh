@@ -146,6 +146,9 @@ expect_query "interproc: methods of another class (attribute, class, static, cla
 expect_query "interproc: an object's constructor arguments reach its methods, each object its own" interproc \
     '[(s["line"], v["text"]) for s in d["stores"] if s["path"] == "interproc/instances.py" for v in s["values"]]' \
     "[(25, '-1e9'), (26, '0.0'), (28, 'float(\"-inf\")')]"
+expect_query "interproc: lambdas called where they are defined, binding late; one only passed on is not" interproc \
+    '[(s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/lambdas.py"]' \
+    "[(12, ['-1e9']), (14, ['-1e4'])]"
 expect_query "interproc: dict literals read by listed string keys; other keys and changed dicts unknown" interproc \
     '[(s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/dicts.py"]' \
     "[(18, ['-1e9']), (19, ['float(\"-inf\")']), (20, ['-1e4']), (21, ['0.0'])]"

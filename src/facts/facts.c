@@ -108,6 +108,9 @@ kvn_dtype dtype_ref_resolve(const dtype_ref *r, kvn_dtype model, kvn_dtype kv)
 
 double value_concrete(const kv_value *v, kvn_dtype model, kvn_dtype kv)
 {
+    kvn_dtype held = v->held_kind == DREF_MODEL ? model : v->held_kind == DREF_KV ? kv : KVN_DTYPE_INVALID;
+    if (held != KVN_DTYPE_INVALID && (held == v->held_dtype) != v->held_is)
+        return NAN;   /* a branch on this dtype says the value is not held under it */
     if (v->sym == SYM_NONE)
         return v->lo;
     kvn_dtype d = dtype_ref_resolve(&v->sym_dtype, model, kv);

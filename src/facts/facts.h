@@ -151,6 +151,12 @@ typedef struct kv_value {
     size_t nsteps;
     const kv_expr *expr;      /* VK_UNKNOWN computed from checkpoint fields, or NULL: the value becomes
                                  known per deployment (check/ evaluates it; docs/facts.md) */
+    dref_kind held_kind;      /* DREF_MODEL / DREF_KV: the value is held only where that dtype is
+                               * held_dtype (held_is) or is not (`x = -3e38; if dtype ==
+                               * torch.float16: x = -63000`: -3e38 where it is not float16, -63000
+                               * where it is); any other kind: always */
+    kvn_dtype held_dtype;
+    bool held_is;
 } kv_value;
 
 /* ---- facts ---- */

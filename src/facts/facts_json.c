@@ -79,6 +79,13 @@ void json_value_object(json_writer *w, const kv_value *v)
     }
     if (v->id_class)
         json_kv_string(w, "family", v->id_class);
+    if (v->held_kind == DREF_MODEL || v->held_kind == DREF_KV) {
+        json_key(w, "held_only");   /* where that dtype is (or is not) this one */
+        json_object_begin(w);
+        json_kv_string(w, "dtype", dref_kind_name(v->held_kind));
+        json_kv_string(w, v->held_is ? "is" : "is_not", kvn_dtype_name(v->held_dtype));
+        json_object_end(w);
+    }
     if (v->binary32)
         json_kv_bool(w, "binary32", true);
     json_kv_string(w, "text", v->text);

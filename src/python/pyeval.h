@@ -235,6 +235,10 @@ const aval *pe_env_find_n(const env *en, const char *s, size_t n, uint32_t h);
 const aval *pe_env_get(const env *en, const char *name);
 void pe_env_set(kv_arena *a, env *en, const char *name, aval v);
 env pe_env_copy(kv_arena *a, const env *en);
+/* x, with the values of each binding that differs from other's marked as held only where the
+ * kind's dtype is d (is) or is not d (!is): past `if dtype == torch.float16:` the branch's state
+ * against the state before it, and the other way round. */
+env pe_env_held(kv_arena *a, const env *x, const env *other, dref_kind kind, kvn_dtype d, bool is);
 env pe_env_join(kv_arena *a, const env *x, const env *y);
 const char *pe_self_key(pe_ctx *e, TSNode attr_node);
 aval pe_lookup_self(pe_ctx *e, const char *key, TSNode at);

@@ -111,6 +111,29 @@ env pe_env_copy(kv_arena *a, const env *en)
     return c;
 }
 
+env pe_env_held(kv_arena *a, const env *x, const env *other, dref_kind kind, kvn_dtype d, bool is)
+{
+    env r = pe_env_copy(a, x);
+    for (size_t i = 0; i < r.n; i++) {
+        const aval *v = r.v[i].v;
+        bool same = i < other->n && other->v[i].name == r.v[i].name && other->v[i].v == v;
+        if (same || v->tag != AV_VALUES || !v->n)
+            continue;
+        aval t = *v;
+        pv *vals = arena_memdup(a, v->vals, v->n * sizeof *vals);
+        for (size_t j = 0; j < v->n; j++) {
+            if (vals[j].v.held_kind == DREF_MODEL || vals[j].v.held_kind == DREF_KV)
+                continue;   /* an inner branch's condition stays */
+            vals[j].v.held_kind = kind;
+            vals[j].v.held_dtype = d;
+            vals[j].v.held_is = is;
+        }
+        t.vals = vals;
+        r.v[i].v = arena_memdup(a, &t, sizeof t);
+    }
+    return r;
+}
+
 env pe_env_join(kv_arena *a, const env *x, const env *y)
 {
     env r = pe_env_copy(a, x);

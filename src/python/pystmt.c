@@ -37,6 +37,28 @@ static int known_truth(pe_ctx *e, const aval *c)
     return x != 0;
 }
 
+/* `if D == torch.float16:` (or `is`, either order) where D is the model's or the cache's dtype:
+ * true with kind and x set, so that what the branch replaces is known to be held only where
+ * that dtype is not x. */
+static bool dtype_guard(pe_ctx *e, TSNode cond, dref_kind *kind, kvn_dtype *x)
+{
+    if (ts_node_is_null(cond) || pe_kind(e, cond) != NK_comparison_operator || ts_node_child_count(cond) != 3)
+        return false;
+    const char *op = ts_node_type(ts_node_child(cond, 1));
+    if (strcmp(op, "==") != 0 && strcmp(op, "is") != 0)
+        return false;
+    aval a = pe_eval(e, ts_node_child(cond, 0)), b = pe_eval(e, ts_node_child(cond, 2));
+    if (a.tag != AV_DTYPE || b.tag != AV_DTYPE)
+        return false;
+    const aval *sym = a.dtype.kind == DREF_CONCRETE ? &b : &a, *con = sym == &a ? &b : &a;
+    if (con->dtype.kind != DREF_CONCRETE || con->dtype.dtype == KVN_DTYPE_INVALID
+        || (sym->dtype.kind != DREF_MODEL && sym->dtype.kind != DREF_KV))
+        return false;
+    *kind = sym->dtype.kind;
+    *x = con->dtype.dtype;
+    return true;
+}
+
 static void exec_branches(pe_ctx *e, TSNode s)
 {
     aval cond = pe_eval(e, pe_fld(e, s, F_condition));
@@ -73,6 +95,18 @@ static void exec_branches(pe_ctx *e, TSNode s)
         }
         acc = have ? pe_env_join(e->s, &acc, e->cur) : *e->cur;
         have = true;
+    }
+    dref_kind gk;
+    kvn_dtype gx;
+    if (!covered && have && k && t == -1 && dtype_guard(e, pe_fld(e, s, F_condition), &gk, &gx)) {
+        bool alone = true;   /* no elif or else: the values it replaces survive where D is not x */
+        for (uint32_t i = 0; i < k; i++)
+            alone &= !pe_is(ks[i], "elif_clause") && !pe_is(ks[i], "else_clause");
+        if (alone) {
+            env branch = pe_env_held(e->s, &acc, &before, gk, gx, true);
+            before = pe_env_held(e->s, &before, &acc, gk, gx, false);
+            acc = branch;
+        }
     }
     if (!covered)
         acc = have ? pe_env_join(e->s, &acc, &before) : before;

@@ -247,6 +247,14 @@ aval pe_instance_of(pe_ctx *e, const aval *cls, const args *g)
     x.node_id = cls->node_id;
     x.str = cls->str;
     klass *k = class_of(e, cls);
+    if (k && !k->init_done && e->module_depth > 0 && e->call_depth < MAX_CALL_DEPTH && e->budget >= 1000) {
+        /* a loaded module analyses no function on its own: its class's attributes are what the
+         * initialisers set with their parameters unknown, found at the first object built */
+        k->init_done = true;
+        for (size_t i = 0; i < PE_MAX_INITS; i++)
+            if (!ts_node_is_null(k->init[i]))
+                run_init(e, k, k->init[i], NULL);
+    }
     if (!k || plain_args(g) || ts_node_is_null(k->init[0]) || e->call_depth >= MAX_CALL_DEPTH || e->budget < 1000)
         return x;
     klass *own = arena_alloc(e->s, sizeof *own);

@@ -154,7 +154,7 @@ expect_query "interproc: dict literals read by listed string keys; other keys an
     "[(18, ['-1e9']), (19, ['float(\"-inf\")']), (20, ['-1e4']), (21, ['0.0'])]"
 expect_query "interproc: objects of imported classes store the caller's values, placed in the class" interproc \
     '[(s["line"], [(v["origin"]["path"], v["origin"]["line"], v["text"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/pools.py"]' \
-    "[(13, [('interproc/pkg/objects.py', 12, '-1e9')]), (24, [('interproc/pkg/objects.py', 16, 'float(\"-inf\")')])]"
+    "[(14, [('interproc/pkg/objects.py', 13, '-1e9')]), (25, [('interproc/pkg/objects.py', 18, 'float(\"-inf\")')]), (40, [('interproc/pkg/objects.py', 23, 'torch.finfo(k.dtype).min')])]"
 expect_query "interproc: an imported helper stores the caller's value, placed in the helper" interproc \
     '[(s["path"], s["line"], [(v["origin"]["path"], v["origin"]["line"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/cache_ops.py"]' \
     "[('interproc/pkg/cache_ops.py', 7, [('interproc/pkg/writer.py', 11)])]"

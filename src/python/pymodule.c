@@ -445,11 +445,21 @@ static aval lazy_instance(pe_ctx *e, const char *origin)
     return x;
 }
 
+/* The last '.' of a dotted origin, if e may follow it into a scanned file (a link table, not too
+ * deep), else NULL. */
+static const char *followable(const pe_ctx *e, const char *origin)
+{
+    const char *dot = origin ? strrchr(origin, '.') : NULL;
+    if (!dot || dot == origin || !e->ctx || !e->ctx->link || e->module_depth >= MAX_MODULE_DEPTH)
+        return NULL;
+    return dot;
+}
+
 bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g, aval *out)
 {
     (void)call;
-    const char *dot = origin ? strrchr(origin, '.') : NULL;
-    if (!dot || dot == origin || !e->ctx || !e->ctx->link || e->module_depth >= MAX_MODULE_DEPTH)
+    const char *dot = followable(e, origin);
+    if (!dot)
         return false;
     const fe_file_index *ix = NULL;
     const py_func_export *f = resolve(e, origin, dot, &ix);
@@ -482,11 +492,10 @@ bool pe_call_module_method(pe_ctx *e, const aval *recv, const char *method, cons
     if (recv->mod)
         return run_in(e, recv->mod, RUN_METHOD, recv, method, g, out);
     /* a lazy object: built now, without the arguments of its constructor (they carried nothing) */
-    const char *dot = recv->str ? strrchr(recv->str, '.') : NULL;
+    const char *dot = followable(e, recv->str);
     const fe_file_index *ix = NULL;
     const py_func_export *f;
-    if (!dot || !e->ctx || !e->ctx->link || e->module_depth >= MAX_MODULE_DEPTH || !args_carry_values(g, false)
-        || !(f = resolve(e, recv->str, dot, &ix)) || !f->is_class)
+    if (!dot || !args_carry_values(g, false) || !(f = resolve(e, recv->str, dot, &ix)) || !f->is_class)
         return false;
     pe_ctx *m;
     const aval *cv = definition(e, ix, f, &m);

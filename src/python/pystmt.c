@@ -37,32 +37,37 @@ static int known_truth(pe_ctx *e, const aval *c)
     return x != 0;
 }
 
-/* `if D == torch.float16:` (or `is`, either order) where D is the model's or the cache's dtype:
- * true with kind and x set, so that what the branch replaces is known to be held only where
- * that dtype is not x. */
-static bool dtype_guard(pe_ctx *e, TSNode cond, dref_kind *kind, kvn_dtype *x)
+/* An if's condition, evaluated once, before its branches: its truth (known_truth), and whether it
+ * is a dtype guard, `D == torch.float16` (or `is`, either order) where D is the model's or the
+ * cache's dtype (*guard, with kind and x set), so that what the branch replaces is known to be
+ * held only where that dtype is not x. A comparison's operands are evaluated as eval_comparison
+ * evaluates them; its value is never one known constant. */
+static int condition(pe_ctx *e, TSNode cond, bool *guard, dref_kind *kind, kvn_dtype *x)
 {
-    if (ts_node_is_null(cond) || pe_kind(e, cond) != NK_comparison_operator || ts_node_child_count(cond) != 3)
-        return false;
-    const char *op = ts_node_type(ts_node_child(cond, 1));
-    if (strcmp(op, "==") != 0 && strcmp(op, "is") != 0)
-        return false;
+    *guard = false;
+    const char *op = !ts_node_is_null(cond) && pe_kind(e, cond) == NK_comparison_operator
+                             && ts_node_child_count(cond) == 3
+                         ? ts_node_type(ts_node_child(cond, 1))
+                         : "";
+    if (strcmp(op, "==") != 0 && strcmp(op, "is") != 0) {
+        aval c = pe_eval(e, cond);
+        return known_truth(e, &c);
+    }
     aval a = pe_eval(e, ts_node_child(cond, 0)), b = pe_eval(e, ts_node_child(cond, 2));
-    if (a.tag != AV_DTYPE || b.tag != AV_DTYPE)
-        return false;
     const aval *sym = a.dtype.kind == DREF_CONCRETE ? &b : &a, *con = sym == &a ? &b : &a;
-    if (con->dtype.kind != DREF_CONCRETE || con->dtype.dtype == KVN_DTYPE_INVALID
-        || (sym->dtype.kind != DREF_MODEL && sym->dtype.kind != DREF_KV))
-        return false;
+    *guard = a.tag == AV_DTYPE && b.tag == AV_DTYPE && con->dtype.kind == DREF_CONCRETE
+             && con->dtype.dtype != KVN_DTYPE_INVALID && (sym->dtype.kind == DREF_MODEL || sym->dtype.kind == DREF_KV);
     *kind = sym->dtype.kind;
     *x = con->dtype.dtype;
-    return true;
+    return -1;
 }
 
 static void exec_branches(pe_ctx *e, TSNode s)
 {
-    aval cond = pe_eval(e, pe_fld(e, s, F_condition));
-    int t = known_truth(e, &cond);
+    bool guard;
+    dref_kind gk;
+    kvn_dtype gx;
+    int t = condition(e, pe_fld(e, s, F_condition), &guard, &gk, &gx);
     if (t == 1) {
         pe_exec_block(e, pe_fld(e, s, F_consequence));  /* no other clause runs */
         return;
@@ -70,6 +75,7 @@ static void exec_branches(pe_ctx *e, TSNode s)
     env before = pe_env_copy(e->s, e->cur);
     env acc = before;
     bool have = false, covered = false;   /* acc holds a branch; some branch surely runs */
+    bool clauses = false;                 /* an elif or else follows */
     if (t == -1) {
         pe_exec_block(e, pe_fld(e, s, F_consequence));
         acc = *e->cur;
@@ -81,6 +87,7 @@ static void exec_branches(pe_ctx *e, TSNode s)
         TSNode c = ks[i];
         if (!pe_is(c, "elif_clause") && !pe_is(c, "else_clause"))
             continue;
+        clauses = true;
         *e->cur = pe_env_copy(e->s, &before);
         if (pe_is(c, "elif_clause")) {
             aval ec = pe_eval(e, pe_fld(e, c, F_condition));
@@ -96,17 +103,10 @@ static void exec_branches(pe_ctx *e, TSNode s)
         acc = have ? pe_env_join(e->s, &acc, e->cur) : *e->cur;
         have = true;
     }
-    dref_kind gk;
-    kvn_dtype gx;
-    if (!covered && have && k && t == -1 && dtype_guard(e, pe_fld(e, s, F_condition), &gk, &gx)) {
-        bool alone = true;   /* no elif or else: the values it replaces survive where D is not x */
-        for (uint32_t i = 0; i < k; i++)
-            alone &= !pe_is(ks[i], "elif_clause") && !pe_is(ks[i], "else_clause");
-        if (alone) {
-            env branch = pe_env_held(e->s, &acc, &before, gk, gx, true);
-            before = pe_env_held(e->s, &before, &acc, gk, gx, false);
-            acc = branch;
-        }
+    if (guard && have && !clauses) {   /* the values it replaces survive where D is not x */
+        env branch = pe_env_held(e->s, &acc, &before, gk, gx, true);
+        before = pe_env_held(e->s, &before, &acc, gk, gx, false);
+        acc = branch;
     }
     if (!covered)
         acc = have ? pe_env_join(e->s, &acc, &before) : before;

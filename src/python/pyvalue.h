@@ -36,7 +36,8 @@ typedef enum av_tag {
     AV_IMPORT,   /* a name imported from elsewhere: .str is its dotted origin */
     AV_SINKOBJ,  /* an instance of a sink class: .sink */
     AV_SEQ,      /* tuple or list: elems[] */
-    AV_DICT,     /* a dict literal: elems[] its values, keys[] their string keys (NULL: another key) */
+    AV_DICT,     /* a dict literal: elems[] its values, keys[] their string keys (`other`: it may hold
+                  * keys not listed) */
     AV_FUNC,     /* a function of this file: .node_id */
     AV_CLASS,    /* a class of this file: .node_id */
     AV_INSTANCE  /* an object of a class of this file (or of a loaded module: .mod): .node_id of

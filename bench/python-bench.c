@@ -111,7 +111,7 @@ static void index_all(run *r)
         src *s = &r->c->v[i];
         file_facts_free(s->facts);
         s->facts = file_facts_new(s->path);
-        s->exports = py_index_source(s->data, s->len, s->facts->arena);
+        s->exports = py_index_source(r->ctx.state, s->data, s->len, s->facts->arena);
         r->idx[i] = (fe_file_index){ s->path, s->exports };
     }
     r->ctx.indexes = r->idx;

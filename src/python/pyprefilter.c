@@ -18,8 +18,9 @@
  *                float("inf")-like strings, or a sentinel imported from another scanned file: see
  *                below) AND a known dtype: the keyword `dtype` or a cast method after '.'; or a
  *                checkpoint field read as pyconfig.c reads one (`config.x`, `getattr(cfg, ...)`,
- *                `config["x"]`, `config.get("x")`:
- *                a number of any magnitude, never a sentinel of arithmetic or an id) AND a
+ *                `config["x"]`, `config.get("x")`, never an import's module path, `from
+ *                vllm.config.cache import X`: a number of any magnitude, never a sentinel of
+ *                arithmetic or an id) AND a
  *                known dtype: the word `dtype` or a cast method (the only ways a tensor gets a
  *                known dtype in the torch model, so the only ways a field is built into one)
  *   arithmetic   a sentinel AND a tensor: a tensor word (py_is_tensor_word: a name the torch API
@@ -531,7 +532,9 @@ static uint16_t pf_token(pf_scan *p, const lexer *lx, lex_kind k)
     }
     if (k != LEX_WORD)
         got |= chain_other(&p->ch, p->ctx, p->path, k, lx->tok);
-    if (field_token(p, k, lx->tok, lx->len))
+    if (p->im.state != IMP_NONE)   /* `from vllm.config.cache import X` names a module */
+        p->field = CF_NONE;
+    else if (field_token(p, k, lx->tok, lx->len))
         f |= PF_FIELD;
     uint16_t wf = k == LEX_WORD ? memo_flags(p->memo, p->st, lx->tok, lx->len) : 0;
     if (k != LEX_COMMENT && cache_token(p, lx, k, wf))

@@ -559,6 +559,10 @@ START_TEST(prefilter_words)
         { "g = config['gain']\nh = torch.full((1,), g, dtype=torch.float16)\n", true },
         { "g = hf_config.get('gain', 1.0)\nh = torch.full((1,), g, dtype=torch.float16)\n", true },
         { "g = config[i]\nh = config.items()\nk = torch.full((1,), g, dtype=torch.float16)\n", false },
+        /* a module path reads no field: `vllm.config.cache` names a module */
+        { "from vllm.config.cache import CacheConfig\nh = torch.zeros(1, dtype=d)\n", false },
+        { "import vllm.config.cache as c\nh = torch.zeros(1, dtype=d)\n", false },
+        { "import m; g = config.gain\nh = torch.zeros(1, dtype=d)\n", true },
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         ck_assert_msg(py_prefilter(st, NULL, NULL, t[i].src, strlen(t[i].src)) == t[i].keep, "case %zu: %s", i, t[i].src);

@@ -331,127 +331,228 @@ aval pe_eval_call(pe_ctx *e, TSNode call)
     return r;
 }
 
+/* What a call names, as the dispatch below reads it: the callee's spelling, the value it
+ * evaluates to, and for `recv.method(...)` the receiver and the method's name. */
+typedef struct callee_ref {
+    TSNode fn, recv_node;
+    const char *callee;   /* dotted spelling, or NULL */
+    const char *method;   /* fn is recv.method: the method's name */
+    aval fv, recv;
+} callee_ref;
+
+/* functools.partial(f, *bound, **bound): the callee and the arguments it will be called with
+ * first. Its nodes (the callee's, the bound arguments') are of the tree of the evaluator that
+ * made it (the aval's .mod), so it is called only there and never exported (pymodule.c). */
+typedef struct partial_fn {
+    callee_ref target;
+    args bound;
+} partial_fn;
+
+enum { MAX_PARTIAL_DEPTH = 4 };   /* partial(partial(f, a), b): how deep a partial's callee nests */
+
+static void resolve_callee(pe_ctx *e, TSNode fn, callee_ref *c)
+{
+    c->fn = c->recv_node = fn;
+    c->callee = pe_dotted(e, fn);
+    c->method = NULL;
+    c->fv = c->recv = av_unknown();
+    if (!pe_is(fn, "attribute")) {
+        c->fv = pe_eval(e, fn);
+        return;
+    }
+    c->recv_node = pe_fld(e, fn, F_object);
+    c->method = pe_raw_text(e, pe_fld(e, fn, F_attribute));
+    const char *key = pe_self_key(e, fn);
+    if (key && e->cls) {
+        const aval *m = pe_env_get(&e->cls->consts, key + 5);
+        const aval *attr = pe_env_get(&e->cls->attrs, key + 5);
+        if (!attr && e->fr)
+            attr = pe_env_get(&e->fr->locals, key);
+        if (attr)
+            c->fv = *attr;
+        else if (m)
+            c->fv = *m;
+        c->recv = pe_default_for_name(e, "self", c->recv_node);
+    } else {
+        c->recv = pe_eval(e, c->recv_node);
+    }
+}
+
+static aval dispatch(pe_ctx *e, TSNode call, const callee_ref *c, args *gp, int partials);
+
+/* functools.partial(f, ...) with f a name or an attribute (evaluated again, as a callee) or
+ * another partial: the partial, or unknown (no callee, *args, a callee of another kind). */
+static aval make_partial(pe_ctx *e, const args *g)
+{
+    if (g->npos < 1 || g->star || ts_node_is_null(g->pos[0]))
+        return av_unknown();
+    bool nested = g->posv[0].tag == AV_PARTIAL;
+    if (!nested && !pe_is(g->pos[0], "identifier") && !pe_is(g->pos[0], "attribute"))
+        return av_unknown();
+    partial_fn *p = arena_zalloc(e->s, sizeof *p);
+    if (nested)
+        p->target = (callee_ref){ .fn = g->pos[0], .recv_node = g->pos[0], .fv = g->posv[0], .recv = av_unknown() };
+    else
+        resolve_callee(e, g->pos[0], &p->target);
+    p->bound = *g;
+    p->bound.npos--;
+    memmove(p->bound.pos, p->bound.pos + 1, p->bound.npos * sizeof *p->bound.pos);
+    memmove(p->bound.posv, p->bound.posv + 1, p->bound.npos * sizeof *p->bound.posv);
+    p->bound.written = NULL;
+    aval r = av_unknown();
+    r.tag = AV_PARTIAL;
+    r.other = false;
+    r.mod = e;
+    r.partial = p;
+    return r;
+}
+
+/* Calling a partial: its bound positional arguments first, then the call's; the call's keywords
+ * replace bound ones of the same name (as functools.partial does). */
+static aval call_partial(pe_ctx *e, TSNode call, const aval *pa, const args *g, int partials)
+{
+    const partial_fn *p = pa->partial;
+    if (!p || pa->mod != e || partials >= MAX_PARTIAL_DEPTH)
+        return av_unknown();
+    args m = p->bound;
+    m.star = p->bound.star || g->star;
+    m.written = p->bound.npos ? NULL : g->written;   /* a write names the caller's own arguments */
+    for (size_t i = 0; i < g->npos; i++) {
+        if (m.npos >= MAX_ARGS) {
+            m.star = true;
+            break;
+        }
+        m.pos[m.npos] = g->pos[i];
+        m.posv[m.npos++] = g->posv[i];
+    }
+    for (size_t i = 0; i < g->nkw; i++) {
+        size_t j = 0;
+        while (j < m.nkw && strcmp(m.kwname[j], g->kwname[i]) != 0)
+            j++;
+        if (j == m.nkw && m.nkw >= MAX_ARGS)
+            continue;
+        m.kwname[j] = g->kwname[i];
+        m.kw[j] = g->kw[i];
+        m.kwv[j] = g->kwv[i];
+        if (j == m.nkw)
+            m.nkw++;
+    }
+    return dispatch(e, call, &p->target, &m, partials + 1);
+}
+
 static aval eval_call(pe_ctx *e, TSNode call, written_args *written)
 {
     TSNode fn = pe_fld(e, call, F_function);
     TSNode an = pe_fld(e, call, F_arguments);
     if (ts_node_is_null(fn))
         return av_unknown();
-    const char *callee = pe_dotted(e, fn);
-    aval recv = av_unknown(), fv = av_unknown();
-    TSNode recv_node = fn;
-    const char *method = NULL;
-    if (pe_is(fn, "attribute")) {
-        recv_node = pe_fld(e, fn, F_object);
-        method = pe_raw_text(e, pe_fld(e, fn, F_attribute));
-        const char *key = pe_self_key(e, fn);
-        if (key && e->cls) {
-            const aval *m = pe_env_get(&e->cls->consts, key + 5);
-            const aval *attr = pe_env_get(&e->cls->attrs, key + 5);
-            if (!attr && e->fr)
-                attr = pe_env_get(&e->fr->locals, key);
-            if (attr)
-                fv = *attr;
-            else if (m)
-                fv = *m;
-            recv = pe_default_for_name(e, "self", recv_node);
-        } else {
-            recv = pe_eval(e, recv_node);
-        }
-    } else {
-        fv = pe_eval(e, fn);
-    }
+    callee_ref c;
+    resolve_callee(e, fn, &c);
     args g;
     eval_args(e, an, &g);
     g.written = written;
+    return dispatch(e, call, &c, &g, 0);
+}
+
+/* The call of what c names with the arguments g: a sink, a declaration, a summary, the torch
+ * model, ... (`call` is where its facts are placed). */
+static aval dispatch(pe_ctx *e, TSNode call, const callee_ref *c, args *g, int partials)
+{
+    TSNode fn = c->fn, recv_node = c->recv_node;
+    const char *callee = c->callee, *method = c->method;
+    aval fv = c->fv, recv = c->recv;
+    if (fv.tag == AV_PARTIAL)
+        return call_partial(e, call, &fv, g, partials);
 
     /* what the callee names: its spelling, or the origin of an imported name */
     const char *origin = callee;
     if (fv.tag == AV_IMPORT && fv.str)
         origin = fv.str;
+    if (origin && strcmp(origin, "functools.partial") == 0)
+        return make_partial(e, g);
     /* a function or class defined in this file shadows a table sink of the same name; a method of
      * a call result (get_pool().set_kv_buffer) has no dotted spelling, only its name */
     bool defined_here = fv.tag == AV_FUNC || fv.tag == AV_CLASS || fv.tag == AV_SINKOBJ;
     if (!defined_here && (origin || method)
-        && pe_sink_call(e, call, fn, &recv, callee ? callee : pe_text_of(e, fn), origin ? origin : method, &g))
+        && pe_sink_call(e, call, fn, &recv, callee ? callee : pe_text_of(e, fn), origin ? origin : method, g))
         return av_unknown();
     if (origin) {
         const char *last = pe_last_dotted(origin);
         if (py_is_decl_callee(last, strlen(last))) {
             const char *mod = fv.tag == AV_IMPORT ? fv.str : callee;
-            pe_dtype_decls(e, last, mod, &g);
+            pe_dtype_decls(e, last, mod, g);
         }
     }
     if (fv.tag == AV_SINKOBJ) {
-        pe_store_sink_call(e, fv.sink, callee ? callee : pe_text_of(e, fn), call, &g);
+        pe_store_sink_call(e, fv.sink, callee ? callee : pe_text_of(e, fn), call, g);
         return av_unknown_tensor();
     }
     if (method && recv.tag == AV_SINKOBJ && strcmp(method, "forward") == 0) {
-        pe_store_sink_call(e, recv.sink, callee ? callee : pe_text_of(e, fn), call, &g);
+        pe_store_sink_call(e, recv.sink, callee ? callee : pe_text_of(e, fn), call, g);
         return av_unknown_tensor();
     }
     if (fv.tag == AV_FUNC)
-        return pe_call_summary(e, fv.node_id, &g);
+        return pe_call_summary(e, fv.node_id, g);
     aval r;
     if (fv.tag == AV_INSTANCE && ((fv.mod && fv.mod != e) || fv.node_id == PE_LAZY_CLASS))  /* a loaded module's */
-        return pe_call_module_method(e, &fv, "forward", &g, &r) || pe_call_module_method(e, &fv, "__call__", &g, &r)
+        return pe_call_module_method(e, &fv, "forward", g, &r) || pe_call_module_method(e, &fv, "__call__", g, &r)
                ? r : av_unknown();
     if (fv.tag == AV_INSTANCE) {  /* module(x): nn.Module.__call__ runs forward */
-        if (pe_call_method_of(e, &fv, "forward", &g, &r) || pe_call_method_of(e, &fv, "__call__", &g, &r))
+        if (pe_call_method_of(e, &fv, "forward", g, &r) || pe_call_method_of(e, &fv, "__call__", g, &r))
             return r;
         return av_unknown();
     }
     if (fv.tag == AV_CLASS || fv.tag == AV_IMPORT) {
         const char *cn = fv.tag == AV_IMPORT ? pe_last_dotted(fv.str) : fv.str;
-        aval inst = fv.tag == AV_IMPORT ? pe_class_instance(e, fv.str, call, &g) : av_unknown();
+        aval inst = fv.tag == AV_IMPORT ? pe_class_instance(e, fv.str, call, g) : av_unknown();
         if (inst.tag == AV_SINKOBJ)
             return inst;
         if (fv.tag == AV_IMPORT && strncmp(fv.str, "torch", 5) == 0)
-            return pe_torch_function(e, cn, call, &g);
-        if (fv.tag == AV_IMPORT && pe_call_imported(e, fv.str, call, &g, &r))
+            return pe_torch_function(e, cn, call, g);
+        if (fv.tag == AV_IMPORT && pe_call_imported(e, fv.str, call, g, &r))
             return r;
-        return fv.tag == AV_CLASS && class_of(e, &fv) ? pe_instance_of(e, &fv, &g) : av_unknown();
+        return fv.tag == AV_CLASS && class_of(e, &fv) ? pe_instance_of(e, &fv, g) : av_unknown();
     }
     if (method && recv.tag == AV_INSTANCE && ((recv.mod && recv.mod != e) || recv.node_id == PE_LAZY_CLASS)) {
-        if (pe_call_module_method(e, &recv, method, &g, &r))
+        if (pe_call_module_method(e, &recv, method, g, &r))
             return r;
         if (recv.mod)
             return av_unknown();
         recv = av_unknown();  /* a lazy object without the method: any receiver (.to, .half) */
     }
     if (method && (recv.tag == AV_CLASS || recv.tag == AV_INSTANCE))
-        return pe_call_method_of(e, &recv, method, &g, &r) ? r : av_unknown();
+        return pe_call_method_of(e, &recv, method, g, &r) ? r : av_unknown();
     if (method && recv.tag == AV_IMPORT && recv.str && strncmp(recv.str, "torch", 5) != 0
-        && pe_call_imported(e, arena_printf(e->s, "%s.%s", recv.str, method), call, &g, &r))
+        && pe_call_imported(e, arena_printf(e->s, "%s.%s", recv.str, method), call, g, &r))
         return r;  /* import pkg.masks as M; M.make_mask(...) */
     if (method && recv.tag == AV_DICT)
-        return dict_method(e, recv_node, &recv, method, &g);
-    if (method && strcmp(method, "get") == 0 && pe_config_get(e, call, recv_node, &recv, &g, &r))
+        return dict_method(e, recv_node, &recv, method, g);
+    if (method && strcmp(method, "get") == 0 && pe_config_get(e, call, recv_node, &recv, g, &r))
         return r;
-    if (method && recv.tag == AV_SEQ && strcmp(method, "append") == 0 && g.npos == 1 && !g.nkw) {
-        list_append(e, recv_node, &recv, &g.posv[0]);
+    if (method && recv.tag == AV_SEQ && strcmp(method, "append") == 0 && g->npos == 1 && !g->nkw) {
+        list_append(e, recv_node, &recv, &g->posv[0]);
         return av_unknown();  /* None */
     }
     if (method) {
         if (recv.tag == AV_MODULE)
-            return strcmp(recv.str, "math") == 0 ? av_unknown() : pe_torch_function(e, method, call, &g);
+            return strcmp(recv.str, "math") == 0 ? av_unknown() : pe_torch_function(e, method, call, g);
         if (recv.tag == AV_FINFO)
             return av_unknown();
-        return pe_tensor_method(e, call, recv_node, recv, method, &g);
+        return pe_tensor_method(e, call, recv_node, recv, method, g);
     }
     if (pe_is(fn, "identifier")) {
         const char *name = pe_raw_text(e, fn);
-        if (strcmp(name, "float") == 0 && g.npos == 1) {
-            if (g.posv[0].tag == AV_STR && g.posv[0].str) {
+        if (strcmp(name, "float") == 0 && g->npos == 1) {
+            if (g->posv[0].tag == AV_STR && g->posv[0].str) {
                 double x;
-                if (py_float_string_special(g.posv[0].str, strlen(g.posv[0].str), &x))
+                if (py_float_string_special(g->posv[0].str, strlen(g->posv[0].str), &x))
                     return pe_number_value(e, x, call);
             }
-            return g.posv[0].tag == AV_VALUES && !g.posv[0].tensor ? g.posv[0] : av_unknown();
+            return g->posv[0].tag == AV_VALUES && !g->posv[0].tensor ? g->posv[0] : av_unknown();
         }
-        if (strcmp(name, "getattr") == 0 && pe_config_getattr(e, call, &g, &r))
+        if (strcmp(name, "getattr") == 0 && pe_config_getattr(e, call, g, &r))
             return r;
-        aval inst = pe_class_instance(e, name, call, &g);
+        aval inst = pe_class_instance(e, name, call, g);
         if (inst.tag == AV_SINKOBJ)
             return inst;
     }

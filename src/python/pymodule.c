@@ -259,12 +259,12 @@ static dtype_ref keep_dtype(pe_ctx *e, dtype_ref d)
 /* A value coming back from the loaded module m. Its evaluation allocates in the caller's scratch
  * arena, so what a fact may point to (texts, steps, paths) is copied into the facts arena; it
  * keeps no construction index (that numbers the module's dropped facts, not the caller's);
- * functions and classes, numbered per evaluator, become unknown (a callback passed in or a class
- * returned would name another file's node), and an object of one of m's classes keeps m as the
+ * functions, classes and partials, numbered per evaluator or holding its nodes, become unknown
+ * (a callback passed in or a class returned would name another file's node), and an object of one of m's classes keeps m as the
  * evaluator its methods run in. */
 static aval export_value(pe_ctx *e, pe_ctx *m, aval x)
 {
-    if (x.tag == AV_FUNC || x.tag == AV_CLASS)
+    if (x.tag == AV_FUNC || x.tag == AV_CLASS || x.tag == AV_PARTIAL)
         return av_unknown();
     if (x.tag == AV_INSTANCE) {
         if (!x.mod && x.node_id != PE_LAZY_CLASS)
@@ -326,7 +326,7 @@ static aval import_value(pe_ctx *m, aval x)
         x.mod = NULL;
         return x;
     }
-    if (x.tag == AV_FUNC || x.tag == AV_CLASS || x.tag == AV_INSTANCE)
+    if (x.tag == AV_FUNC || x.tag == AV_CLASS || x.tag == AV_INSTANCE || x.tag == AV_PARTIAL)
         return av_unknown();
     return x;
 }

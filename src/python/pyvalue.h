@@ -5,7 +5,7 @@
  * kv_value with its origin and the steps it took), a flag saying the object may also hold values
  * that are not listed, and, for tensors, the dtype it is built in. Other avals stand for the
  * non-numeric objects the analysis needs to follow: dtypes, strings, torch.finfo objects, modules,
- * imported names, functions, classes, and instances of sink classes (vLLM Attention).
+ * imported names, functions, classes, instances of sink classes (vLLM Attention), and partials.
  *
  * Value arrays live in the arena the caller passes (the evaluator's scratch arena); what a fact
  * can point to (texts, step arrays) lives in the file's facts arena. avals are values (copied
@@ -40,8 +40,10 @@ typedef enum av_tag {
                   * keys not listed) */
     AV_FUNC,     /* a function of this file: .node_id */
     AV_CLASS,    /* a class of this file: .node_id */
-    AV_INSTANCE  /* an object of a class of this file (or of a loaded module: .mod): .node_id of
+    AV_INSTANCE, /* an object of a class of this file (or of a loaded module: .mod): .node_id of
                   * the class, .str its name; methods are called as summaries with self bound */
+    AV_PARTIAL   /* functools.partial(f, *bound, **bound): .partial (pycall.c); its nodes are of
+                  * this file's tree, so it never crosses into another evaluator (.mod) */
 } av_tag;
 
 /* The dtype class of a tensor value (docs/facts.md), encoded by three fields without a field of
@@ -75,7 +77,9 @@ typedef struct aval {
                        * initialisers, run with them, set self.x (pycall.c); NULL: the class's
                        * own attributes */
     struct pe_ctx *mod;   /* AV_INSTANCE of a class of a loaded module (pymodule.c): that module's
-                           * evaluator, whose node table node_id indexes; NULL: this file's */
+                           * evaluator, whose node table node_id indexes; NULL: this file's.
+                           * AV_PARTIAL: the evaluator that made it */
+    const struct partial_fn *partial;   /* AV_PARTIAL: the callee and its bound arguments */
 } aval;
 
 #define PE_LAZY_CLASS ((size_t)-1)

@@ -149,6 +149,9 @@ expect_query "interproc: an object's constructor arguments reach its methods, ea
 expect_query "interproc: lambdas called where they are defined, binding late; one only passed on is not" interproc \
     '[(s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/lambdas.py"]' \
     "[(12, ['-1e9']), (14, ['-1e4'])]"
+expect_query "interproc: functools.partial, bound arguments first, the call's keywords replacing bound ones; *args unknown" interproc \
+    '[(s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/partials.py"]' \
+    "[(26, ['-1e9']), (29, ['float(\"-inf\")']), (31, ['-1e4']), (33, ['0.0']), (21, ['torch.finfo(k.dtype).min']), (37, ['-3e4'])]"
 expect_query "interproc: dict literals read by listed string keys; other keys and changed dicts unknown" interproc \
     '[(s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/dicts.py"]' \
     "[(18, ['-1e9']), (19, ['float(\"-inf\")']), (20, ['-1e4']), (21, ['0.0'])]"

@@ -10,13 +10,17 @@
  * built with arguments that carry values (PadMasker(-1e9)), the attributes its initialisers set
  * from those. Functions and classes imported from other scanned files are followed through
  * pymodule.c (an object of an imported class carries the module's evaluator in .mod, and its
- * methods run there).
+ * methods run there). A method a class inherits from a base of this file is found on self, on
+ * its objects and through super(), and runs with self an object of the subclass; a
+ * functools.partial is a value whose call is the dispatch of its callee with the bound
+ * arguments first.
  */
 #include <string.h>
 
 #include "python/pyeval.h"
 
 static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *own);
+static bool pe_is_init_def(pe_ctx *e, TSNode fn);
 
 static void eval_args(pe_ctx *e, TSNode list, args *g)
 {
@@ -133,7 +137,10 @@ static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *ow
     memset(&fr, 0, sizeof fr);
     fr.fn = fn;
     fr.up = e->fr;
+    fr.defined_in = e->node_cls.v[id];
     bool lambda = pe_kind(e, fn) == NK_lambda;
+    /* super().__init__(...) run for an object: its self.x are that object's attributes */
+    fr.is_init = own && !lambda && pe_is_init_def(e, fn);
     /* a lambda called in the function that defines it sees that function's variables as they
      * are at the call (Python's closures bind late) */
     if (lambda && e->fr && ts_node_start_byte(fn) >= ts_node_start_byte(e->fr->fn)
@@ -181,13 +188,41 @@ static klass *class_of(pe_ctx *e, const aval *x)
     return e->node_cls.v[x->node_id];
 }
 
+/* Is function id a method of a base of k (not of k, nor of the class k is an object's copy of)? */
+static bool pe_inherited(pe_ctx *e, size_t id, const klass *k)
+{
+    if (!k || id >= e->node_cls.n || !e->node_cls.v[id])
+        return false;
+    const klass *c = e->node_cls.v[id];
+    return c != k && c != k->copied_from;
+}
+
+/* super() or super(Cls, self) */
+static bool pe_is_super_call(pe_ctx *e, TSNode n)
+{
+    if (!pe_is(n, "call"))
+        return false;
+    TSNode f = pe_fld(e, n, F_function);
+    return !ts_node_is_null(f) && pe_is(f, "identifier") && strcmp(pe_raw_text(e, f), "super") == 0;
+}
+
+/* Is fn a def named as an initialiser (__init__, __post_init__, ...)? */
+static bool pe_is_init_def(pe_ctx *e, TSNode fn)
+{
+    TSNode name = pe_fld(e, fn, F_name);
+    if (ts_node_is_null(name))
+        return false;
+    const char *s = pe_raw_text(e, name);
+    return py_is_init_name(s, strlen(s));
+}
+
 /* recv.method(args) where recv is a class of this file or one of its instances: the method's
  * summary. Through the class, a method taking self gets its instance as the first argument
  * (MaskBuilder.build(obj, x)); static and class methods take the arguments as they are. */
 bool pe_call_method_of(pe_ctx *e, const aval *recv, const char *method, const args *g, aval *out)
 {
     klass *k = class_of(e, recv);
-    const aval *m = k ? pe_env_get(&k->consts, method) : NULL;
+    const aval *m = k ? pe_class_member(k, method, PE_MEMBER_CONSTS, false) : NULL;
     if (!m || m->tag != AV_FUNC || m->node_id >= e->nodes.n)
         return false;
     args shifted;
@@ -198,14 +233,16 @@ bool pe_call_method_of(pe_ctx *e, const aval *recv, const char *method, const ar
         memmove(shifted.posv, shifted.posv + 1, shifted.npos * sizeof *shifted.posv);
         g = &shifted;
     }
-    /* an object with attributes of its own has a summary of its own */
-    *out = recv->own ? call_summary_uncached(e, m->node_id, g, recv->own) : pe_call_summary(e, m->node_id, g);
+    /* an object with attributes of its own has a summary of its own; so has a method inherited
+     * from a base, run with self an object of the subclass (its overrides, its attributes) */
+    klass *own = recv->own ? recv->own : pe_inherited(e, m->node_id, k) ? k : NULL;
+    *out = own ? call_summary_uncached(e, m->node_id, g, own) : pe_call_summary(e, m->node_id, g);
     return true;
 }
 
 /* Run one initialiser of own (the first with the call's arguments, the others, __post_init__, with
  * none) as a call whose `self.x = ...` go into own's attributes. */
-static void run_init(pe_ctx *e, klass *own, TSNode init, const args *g)
+static void run_init(pe_ctx *e, klass *own, TSNode init, klass *defined_in, const args *g)
 {
     for (frame *f = e->fr; f; f = f->up)
         if (ts_node_eq(f->fn, init))
@@ -215,6 +252,7 @@ static void run_init(pe_ctx *e, klass *own, TSNode init, const args *g)
     fr.fn = init;
     fr.up = e->fr;
     fr.is_init = true;
+    fr.defined_in = defined_in;
     frame *saved_fr = e->fr;
     env *saved_cur = e->cur;
     klass *saved_cls = e->cls;
@@ -253,16 +291,17 @@ aval pe_instance_of(pe_ctx *e, const aval *cls, const args *g)
         k->init_done = true;
         for (size_t i = 0; i < PE_MAX_INITS; i++)
             if (!ts_node_is_null(k->init[i]))
-                run_init(e, k, k->init[i], NULL);
+                run_init(e, k, k->init[i], k->init_cls[i], NULL);
     }
     if (!k || plain_args(g) || ts_node_is_null(k->init[0]) || e->call_depth >= MAX_CALL_DEPTH || e->budget < 1000)
         return x;
     klass *own = arena_alloc(e->s, sizeof *own);
     *own = *k;
     memset(&own->attrs, 0, sizeof own->attrs);
+    own->copied_from = k;
     for (size_t i = 0; i < PE_MAX_INITS; i++)
         if (!ts_node_is_null(k->init[i]))
-            run_init(e, own, k->init[i], i == 0 ? g : NULL);
+            run_init(e, own, k->init[i], k->init_cls[i], i == 0 ? g : NULL);
     x.own = own;
     return x;
 }
@@ -338,6 +377,8 @@ typedef struct callee_ref {
     const char *callee;   /* dotted spelling, or NULL */
     const char *method;   /* fn is recv.method: the method's name */
     aval fv, recv;
+    klass *self_cls;      /* self.m() / super().m() of a base's method: the object's class to run it
+                           * in (its overrides and attributes), else NULL */
 } callee_ref;
 
 /* functools.partial(f, *bound, **bound): the callee and the arguments it will be called with
@@ -356,6 +397,7 @@ static void resolve_callee(pe_ctx *e, TSNode fn, callee_ref *c)
     c->callee = pe_dotted(e, fn);
     c->method = NULL;
     c->fv = c->recv = av_unknown();
+    c->self_cls = NULL;
     if (!pe_is(fn, "attribute")) {
         c->fv = pe_eval(e, fn);
         return;
@@ -364,8 +406,8 @@ static void resolve_callee(pe_ctx *e, TSNode fn, callee_ref *c)
     c->method = pe_raw_text(e, pe_fld(e, fn, F_attribute));
     const char *key = pe_self_key(e, fn);
     if (key && e->cls) {
-        const aval *m = pe_env_get(&e->cls->consts, key + 5);
-        const aval *attr = pe_env_get(&e->cls->attrs, key + 5);
+        const aval *m = pe_class_member(e->cls, key + 5, PE_MEMBER_CONSTS, false);
+        const aval *attr = pe_class_member(e->cls, key + 5, PE_MEMBER_ATTRS, false);
         if (!attr && e->fr)
             attr = pe_env_get(&e->fr->locals, key);
         if (attr)
@@ -373,9 +415,20 @@ static void resolve_callee(pe_ctx *e, TSNode fn, callee_ref *c)
         else if (m)
             c->fv = *m;
         c->recv = pe_default_for_name(e, "self", c->recv_node);
+    } else if (e->cls && pe_is_super_call(e, c->recv_node)) {
+        /* super().m(...): m of the bases of the class defining the running method */
+        const klass *from = e->fr && e->fr->defined_in ? e->fr->defined_in : e->cls;
+        const aval *m = pe_class_member(from, c->method, PE_MEMBER_CONSTS, true);
+        if (m)
+            c->fv = *m;
+        c->recv = pe_default_for_name(e, "self", c->recv_node);
+        c->self_cls = e->cls;
+        return;
     } else {
         c->recv = pe_eval(e, c->recv_node);
     }
+    if (c->fv.tag == AV_FUNC && pe_inherited(e, c->fv.node_id, e->cls))
+        c->self_cls = e->cls;
 }
 
 static aval dispatch(pe_ctx *e, TSNode call, const callee_ref *c, args *gp, int partials);
@@ -491,6 +544,8 @@ static aval dispatch(pe_ctx *e, TSNode call, const callee_ref *c, args *g, int p
         pe_store_sink_call(e, recv.sink, callee ? callee : pe_text_of(e, fn), call, g);
         return av_unknown_tensor();
     }
+    if (fv.tag == AV_FUNC && c->self_cls)
+        return fv.node_id < e->nodes.n ? call_summary_uncached(e, fv.node_id, g, c->self_cls) : av_unknown();
     if (fv.tag == AV_FUNC)
         return pe_call_summary(e, fv.node_id, g);
     aval r;

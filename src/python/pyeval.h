@@ -55,7 +55,7 @@ enum {
 };
 
 /* Field names of tree-sitter-python the evaluator reads; their ids are looked up once per file. */
-typedef enum fid { F_alias, F_alternative, F_argument, F_arguments, F_attribute, F_body, F_condition, F_consequence, F_definition, F_function, F_key, F_left, F_module_name, F_name, F_object, F_operator, F_parameters, F_right, F_subscript, F_value, F_COUNT } fid;
+typedef enum fid { F_alias, F_alternative, F_argument, F_arguments, F_attribute, F_body, F_condition, F_consequence, F_definition, F_function, F_key, F_left, F_module_name, F_name, F_object, F_operator, F_parameters, F_right, F_subscript, F_superclasses, F_value, F_COUNT } fid;
 
 /* Node kinds the evaluator dispatches on (eval_inner, exec_stmt): tree-sitter-python's named
  * symbols by name, mapped once from symbol ids (pe_node_kinds), so a dispatch is a switch on an
@@ -104,19 +104,36 @@ typedef struct env {
 enum { PE_MAX_INITS = PY_MAX_INITS };
 #define PE_INIT_NAMES PY_INIT_NAMES
 
+enum { PE_MAX_BASES = 4, PE_MAX_MRO = 8 };
 typedef struct klass {
     const char *name;
     env attrs;     /* self.x as set by the initialisers (joined over their assignments) */
     env consts;    /* class body: constants and methods */
     TSNode init[PE_MAX_INITS];  /* the initialisers, in the order of PE_INIT_NAMES: __init__,
                                  * __post_init__, and unittest's setUpClass and setUp, which run
-                                 * before every test method (`cls.dtype = torch.float32`) */
+                                 * before every test method (`cls.dtype = torch.float32`); a
+                                 * class without one of its own has its first base's */
+    struct klass *init_cls[PE_MAX_INITS];  /* the class defining each (for super() in it) */
+    struct klass *bases[PE_MAX_BASES];     /* the bases that are classes of this file, in order */
+    size_t nbases;
+    const struct klass *copied_from;       /* an object's own copy (pycall.c): its class */
     bool init_done;
 } klass;
 
+/* A member of class k by name, as Python finds it on an object: the attributes its initialisers
+ * set (its own, then its bases', depth first), then the class bodies' constants and methods in the
+ * same order (PE_MEMBER_ANY); only the class bodies' (PE_MEMBER_CONSTS: Klass.CONST, methods), or
+ * only the attributes (PE_MEMBER_ATTRS). skip_own: start at the bases (super()). NULL when no class
+ * of the chain has it (PE_MAX_MRO classes deep at most). */
+typedef enum pe_member { PE_MEMBER_ANY, PE_MEMBER_CONSTS, PE_MEMBER_ATTRS } pe_member;
+/* k and its bases in that search order, into out[PE_MAX_MRO]; their count. */
+size_t pe_class_chain(const klass *k, const klass **out);
+const aval *pe_class_member(const klass *k, const char *name, pe_member which, bool skip_own);
+
 typedef struct qfn {
     TSNode node;
-    klass *cls;
+    klass *cls;          /* the class it runs as a method of (self an object of it) */
+    klass *defined_in;   /* the class whose body defines it: cls, or a base of cls */
     bool done;
 } qfn;
 
@@ -161,6 +178,7 @@ typedef struct frame {
     bool is_init;
     const char *self_name;
     TSNode fn;
+    struct klass *defined_in;   /* the class whose body defines fn (super() starts at its bases) */
     struct frame *up;
 } frame;
 
@@ -184,6 +202,9 @@ typedef struct pe_ctx {
     ARENA_VEC(klass *) node_cls;
     ARENA_VEC(qfn) queue;
     int depth, call_depth, quiet;
+    bool again;                /* analysing a function a second time, as a subclass's method
+                                * (pystmt.c): a fact already recorded at the same place with the
+                                * same values is not recorded again (pystore.c) */
     size_t budget;
     bool too_deep;             /* pe_depth_ok refused once: code nested past MAX_DEPTH was skipped */
     int decl_group;

@@ -88,16 +88,14 @@ static aval eval_attribute(pe_ctx *e, TSNode n)
     if (obj.tag == AV_FINFO)
         return pe_finfo_attr(e, &obj, attr, n);
     if (obj.tag == AV_CLASS && obj.node_id < e->node_cls.n && e->node_cls.v[obj.node_id]) {
-        const aval *c = pe_env_get(&e->node_cls.v[obj.node_id]->consts, attr);  /* Klass.CONST */
+        const aval *c = pe_class_member(e->node_cls.v[obj.node_id], attr, PE_MEMBER_CONSTS, false);  /* Klass.CONST */
         if (c)
             return *c;
     }
     pe_ctx *owner = obj.tag == AV_INSTANCE && obj.mod ? obj.mod : e;  /* an imported class's object */
     if (obj.tag == AV_INSTANCE && obj.node_id < owner->node_cls.n && owner->node_cls.v[obj.node_id]) {
         const klass *k = obj.own ? obj.own : owner->node_cls.v[obj.node_id];  /* helper.dtype, helper.CONST */
-        const aval *c = pe_env_get(&k->attrs, attr);
-        if (!c)
-            c = pe_env_get(&k->consts, attr);
+        const aval *c = pe_class_member(k, attr, PE_MEMBER_ANY, false);
         if (c)
             return owner == e ? *c : pe_module_value(e, owner, *c);
     }

@@ -21,7 +21,7 @@ static const char *choose_bound(pe_ctx *e, const char *idc, double *add)
     for (size_t i = 0; i < f->bounds.n; i++) {
         const char *b = f->bounds.v[i].key;
         bool seen = pe_env_get(&e->module, b) || (e->fr && pe_env_get(&e->fr->locals, b))
-                    || (e->cls && (pe_env_get(&e->cls->attrs, b) || pe_env_get(&e->cls->consts, b)))
+                    || (e->cls && pe_class_member(e->cls, b, PE_MEMBER_ANY, false))
                     || (e->fr && pe_env_get(&e->fr->locals, arena_printf(e->a, "self.%s", b)));
         if (seen) {
             *add = f->bounds.v[i].count ? -1 : 0;

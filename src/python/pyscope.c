@@ -167,15 +167,45 @@ const char *pe_self_key(pe_ctx *e, TSNode attr_node)
     return arena_join(e->a, "self", '.', pe_raw_text(e, pe_fld(e, attr_node, F_attribute)));
 }
 
+/* The classes of k's chain in the order Python searches them for single inheritance (k, its
+ * first base, that one's first base, ..., then the other bases depth first), at most PE_MAX_MRO. */
+static size_t class_chain(const klass *k, const klass **out, size_t n, size_t cap)
+{
+    if (!k || n >= cap)
+        return n;
+    for (size_t i = 0; i < n; i++)
+        if (out[i] == k)
+            return n;
+    out[n++] = k;
+    for (size_t i = 0; i < k->nbases; i++)
+        n = class_chain(k->bases[i], out, n, cap);
+    return n;
+}
+
+size_t pe_class_chain(const klass *k, const klass **out)
+{
+    return class_chain(k, out, 0, PE_MAX_MRO);
+}
+
+const aval *pe_class_member(const klass *k, const char *name, pe_member which, bool skip_own)
+{
+    const klass *chain[PE_MAX_MRO];
+    size_t n = pe_class_chain(k, chain);
+    const aval *v = NULL;
+    for (size_t i = skip_own ? 1 : 0; which != PE_MEMBER_CONSTS && !v && i < n; i++)
+        v = pe_env_get(&chain[i]->attrs, name);
+    for (size_t i = skip_own ? 1 : 0; which != PE_MEMBER_ATTRS && !v && i < n; i++)
+        v = pe_env_get(&chain[i]->consts, name);
+    return v;
+}
+
 aval pe_lookup_self(pe_ctx *e, const char *key, TSNode at)
 {
     const aval *v = e->fr ? pe_env_get(&e->fr->locals, key) : NULL;
     if (v)
         return *v;
     const char *attr = key + 5;
-    if (e->cls && (v = pe_env_get(&e->cls->attrs, attr)))
-        return *v;
-    if (e->cls && (v = pe_env_get(&e->cls->consts, attr)))
+    if (e->cls && (v = pe_class_member(e->cls, attr, PE_MEMBER_ANY, false)))
         return *v;
     return pe_default_for_name(e, attr, at);
 }

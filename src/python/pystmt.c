@@ -10,7 +10,7 @@
 #include "python/pyeval.h"
 #include "util/strlist.h"
 
-const char *const pe_field_names[F_COUNT] = { "alias", "alternative", "argument", "arguments", "attribute", "body", "condition", "consequence", "definition", "function", "key", "left", "module_name", "name", "object", "operator", "parameters", "right", "subscript", "value" };
+const char *const pe_field_names[F_COUNT] = { "alias", "alternative", "argument", "arguments", "attribute", "body", "condition", "consequence", "definition", "function", "key", "left", "module_name", "name", "object", "operator", "parameters", "right", "subscript", "superclasses", "value" };
 
 static void exec_stmt(pe_ctx *e, TSNode s);
 
@@ -194,10 +194,57 @@ static void exec_match(pe_ctx *e, TSNode s)
     *e->cur = acc;
 }
 
+/* The bases of class k that are classes of this file (`class Child(Writer):`); others (imported,
+ * `nn.Module`, `Generic[T]`) add nothing. */
+static void class_bases(pe_ctx *e, klass *k, TSNode s)
+{
+    TSNode list = pe_fld(e, s, F_superclasses);
+    if (ts_node_is_null(list))
+        return;
+    uint32_t n;
+    TSNode *ks = pe_kids(e, list, &n);
+    for (uint32_t i = 0; i < n && k->nbases < PE_MAX_BASES; i++) {
+        if (!pe_is(ks[i], "identifier") && !pe_is(ks[i], "attribute"))
+            continue;   /* metaclass=..., Generic[T] */
+        aval b = pe_eval(e, ks[i]);
+        if (b.tag == AV_CLASS && !b.mod && b.node_id < e->node_cls.n && e->node_cls.v[b.node_id])
+            k->bases[k->nbases++] = e->node_cls.v[b.node_id];
+    }
+}
+
+/* After the body: an initialiser the class does not define is its first base's that has one. */
+static void inherit_inits(klass *k)
+{
+    for (size_t i = 0; i < PE_MAX_INITS; i++)
+        for (size_t b = 0; ts_node_is_null(k->init[i]) && b < k->nbases; b++)
+            if (!ts_node_is_null(k->bases[b]->init[i])) {
+                k->init[i] = k->bases[b]->init[i];
+                k->init_cls[i] = k->bases[b]->init_cls[i];
+            }
+}
+
+/* Each method k inherits is analysed again as k's (self an object of k: its overrides, its
+ * attributes), so that a base's forward calling self.mask() stores what k's mask returns. */
+static void queue_inherited(pe_ctx *e, klass *k)
+{
+    const klass *chain[PE_MAX_MRO];
+    size_t n = e->quiet || !k->nbases ? 0 : pe_class_chain(k, chain);
+    for (size_t c = 1; c < n; c++)
+        for (size_t i = 0; i < chain[c]->consts.n; i++) {
+            const binding *b = &chain[c]->consts.v[i];
+            if (b->v->tag != AV_FUNC || b->v->node_id >= e->nodes.n)
+                continue;
+            const aval *m = pe_class_member(k, b->name, PE_MEMBER_CONSTS, false);
+            if (m == b->v)   /* not overridden, and not found first in an earlier base */
+                ARENA_PUSH(e->s, e->queue, ((qfn){ e->nodes.v[b->v->node_id], k, (klass *)chain[c], false }));
+        }
+}
+
 static void exec_class(pe_ctx *e, TSNode s)
 {
     klass *k = arena_zalloc(e->s, sizeof *k);
     k->name = pe_raw_text(e, pe_fld(e, s, F_name));
+    class_bases(e, k, s);
     klass *saved_cls = e->cls;
     env *saved_cur = e->cur;
     frame *saved_fr = e->fr;
@@ -210,6 +257,8 @@ static void exec_class(pe_ctx *e, TSNode s)
     e->cur = &k->consts;
     e->fr = NULL;
     pe_exec_block(e, pe_fld(e, s, F_body));
+    inherit_inits(k);
+    queue_inherited(e, k);
     e->cls = saved_cls;
     e->cur = saved_cur;
     e->fr = saved_fr;
@@ -235,10 +284,12 @@ static void exec_def(pe_ctx *e, TSNode s)
     pe_set_name(e, name, f);
     static const char *const inits[PE_MAX_INITS] = PE_INIT_NAMES;
     for (size_t i = 0; cls && i < PE_MAX_INITS; i++)
-        if (strcmp(name, inits[i]) == 0)
+        if (strcmp(name, inits[i]) == 0) {
             cls->init[i] = s;
+            cls->init_cls[i] = cls;
+        }
     if (!e->quiet)
-        ARENA_PUSH(e->s, e->queue, ((qfn){ s, cls, false }));
+        ARENA_PUSH(e->s, e->queue, ((qfn){ s, cls, cls, false }));
 }
 
 static void exec_assignment(pe_ctx *e, TSNode s)
@@ -393,6 +444,8 @@ static void analyse_function(pe_ctx *e, qfn *q)
     frame fr;
     memset(&fr, 0, sizeof fr);
     fr.fn = q->node;
+    fr.defined_in = q->defined_in;
+    e->again = q->defined_in != q->cls;
     for (size_t i = 0; q->cls && i < PE_MAX_INITS; i++)
         fr.is_init |= ts_node_eq(q->cls->init[i], q->node);
     e->fr = &fr;
@@ -403,6 +456,7 @@ static void analyse_function(pe_ctx *e, qfn *q)
     e->fr = NULL;
     e->cls = NULL;
     e->cur = &e->module;
+    e->again = false;
 }
 
 static void analyse_queue(pe_ctx *e)

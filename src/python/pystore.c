@@ -26,7 +26,7 @@ static size_t emit_construction(pe_ctx *e, construction_kind k, const char *api,
                                 const dtype_ref *d)
 {
     kv_loc here = pe_loc_of(e, at);
-    if (e->quiet)
+    if (e->quiet || e->again)
         for (size_t i = 0; i < e->out->constructions.n; i++) {
             const construction_fact *o = &e->out->constructions.v[i];
             if (kv_loc_same(&o->loc, &here) && kv_loc_same(&o->value.origin, &v->origin) && strcmp(o->api, api) == 0
@@ -67,6 +67,9 @@ void pe_emit_intcast(pe_ctx *e, const char *api, TSNode at, const aval *x, const
     if (x->binary || !av_integer_hull(x, &hull))
         return;
     kv_loc here = pe_loc_of(e, at);
+    for (size_t i = 0; e->again && i < e->out->casts.n; i++)
+        if (kv_loc_same(&e->out->casts.v[i].loc, &here) && kv_loc_same(&e->out->casts.v[i].value.origin, &hull.origin))
+            return;
     if (e->quiet) {
         bool from_arg = false;
         for (size_t i = 0; i < x->n; i++)
@@ -109,6 +112,12 @@ void pe_emit_arith_signed(pe_ctx *e, arith_kind k, TSNode at, const kv_value *a,
     arith_fact f;
     memset(&f, 0, sizeof f);
     f.loc = pe_loc_of(e, at);
+    for (size_t i = 0; e->again && i < e->out->ariths.n; i++) {
+        const arith_fact *o = &e->out->ariths.v[i];
+        if (kv_loc_same(&o->loc, &f.loc) && o->kind == k && (!a || kv_loc_same(&o->a.origin, &a->origin))
+            && (!b || kv_loc_same(&o->b.origin, &b->origin)))
+            return;
+    }
     f.kind = k;
     if (a)
         f.a = *a;
@@ -118,6 +127,21 @@ void pe_emit_arith_signed(pe_ctx *e, arith_kind k, TSNode at, const kv_value *a,
     f.b_negated = b_negated;
     f.dtype = *d;
     ARENA_PUSH(e->out->arena, e->out->ariths, arith_fact_copy(e->out, &f));
+}
+
+/* Is there a store at `at` of operand op with the values of x (by their origins) already? */
+static bool recorded_store(pe_ctx *e, TSNode at, kv_operand op, const aval *x)
+{
+    kv_loc here = pe_loc_of(e, at);
+    for (size_t i = 0; i < e->out->stores.n; i++) {
+        const store_fact *o = &e->out->stores.v[i];
+        bool same = kv_loc_same(&o->loc, &here) && o->operand == op && o->nvalues == x->n;
+        for (size_t j = 0; same && j < x->n; j++)
+            same = kv_loc_same(&o->values[j].origin, &x->vals[j].v.origin);
+        if (same)
+            return true;
+    }
+    return false;
 }
 
 static void emit_store(pe_ctx *e, TSNode at, store_via via, const char *sink, const py_sink *from,
@@ -145,6 +169,8 @@ static void emit_store(pe_ctx *e, TSNode at, store_via via, const char *sink, co
         x.vals = keep;
         x.n = (unsigned char)k;
     }
+    if (e->again && recorded_store(e, at, op, &x))
+        return;
     const char *t = pe_text_of(e, tensor);
     x = pe_stepf(e, &x, at, "stored by %s as %s", sink, operand_name(op));
     store_fact s;

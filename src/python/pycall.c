@@ -419,10 +419,11 @@ static void resolve_callee(pe_ctx *e, TSNode fn, callee_ref *c)
         /* super().m(...): m of the bases of the class defining the running method */
         const klass *from = e->fr && e->fr->defined_in ? e->fr->defined_in : e->cls;
         const aval *m = pe_class_member(from, c->method, PE_MEMBER_CONSTS, true);
-        if (m)
+        if (m) {   /* else a base of another file's: unknown, never the class's own method */
             c->fv = *m;
-        c->recv = pe_default_for_name(e, "self", c->recv_node);
-        c->self_cls = e->cls;
+            c->recv = pe_default_for_name(e, "self", c->recv_node);
+            c->self_cls = e->cls;
+        }
         return;
     } else {
         c->recv = pe_eval(e, c->recv_node);

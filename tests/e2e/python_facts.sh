@@ -154,7 +154,7 @@ expect_query "interproc: functools.partial, bound arguments first, the call's ke
     "[(26, ['-1e9']), (29, ['float(\"-inf\")']), (31, ['-1e4']), (33, ['0.0']), (21, ['torch.finfo(k.dtype).min']), (37, ['-3e4'])]"
 expect_query "interproc: inherited methods on self, objects and super(), run as the subclass's (overrides, inherited __init__)" interproc \
     '[(s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/inherit.py"]' \
-    "[(16, ['-1e9']), (19, ['-2e9']), (19, ['-4e9']), (19, ['-5e9']), (19, ['-3e9'])]"
+    "[(17, ['-1e9']), (20, ['-2e9']), (20, ['-4e9']), (20, ['-5e9']), (20, ['-3e9'])]"
 expect_query "interproc: dict literals read by listed string keys; other keys and changed dicts unknown" interproc \
     '[(s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/dicts.py"]' \
     "[(18, ['-1e9']), (19, ['float(\"-inf\")']), (20, ['-1e4']), (21, ['0.0'])]"

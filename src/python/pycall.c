@@ -197,6 +197,19 @@ static bool pe_inherited(pe_ctx *e, size_t id, const klass *k)
     return c != k && c != k->copied_from;
 }
 
+/* m(args) of an object whose class inherits m from an imported class (origin): that class's m,
+ * run in its module on an object of it built there (pymodule.c's lazy object), when the arguments
+ * carry a value. The subclass's overrides and attributes are not seen there. */
+static bool inherited_from_import(pe_ctx *e, const char *origin, const char *method, const args *g, aval *out)
+{
+    aval base = av_unknown();
+    base.tag = AV_INSTANCE;
+    base.other = false;
+    base.node_id = PE_LAZY_CLASS;
+    base.str = origin;
+    return pe_call_module_method(e, &base, method, g, out);
+}
+
 /* super() or super(Cls, self) */
 static bool pe_is_super_call(pe_ctx *e, TSNode n)
 {
@@ -223,6 +236,9 @@ bool pe_call_method_of(pe_ctx *e, const aval *recv, const char *method, const ar
 {
     klass *k = class_of(e, recv);
     const aval *m = k ? pe_class_member(k, method, PE_MEMBER_CONSTS, false) : NULL;
+    const char *base = k && !m ? pe_class_import_base(k) : NULL;
+    if (base)
+        return inherited_from_import(e, base, method, g, out);
     if (!m || m->tag != AV_FUNC || m->node_id >= e->nodes.n)
         return false;
     args shifted;
@@ -379,6 +395,8 @@ typedef struct callee_ref {
     aval fv, recv;
     klass *self_cls;      /* self.m() / super().m() of a base's method: the object's class to run it
                            * in (its overrides and attributes), else NULL */
+    const char *base_origin;   /* self.m() / super().m() that no class of the file defines: the
+                                * imported base whose method it may be, else NULL */
 } callee_ref;
 
 /* functools.partial(f, *bound, **bound): the callee and the arguments it will be called with
@@ -398,6 +416,7 @@ static void resolve_callee(pe_ctx *e, TSNode fn, callee_ref *c)
     c->method = NULL;
     c->fv = c->recv = av_unknown();
     c->self_cls = NULL;
+    c->base_origin = NULL;
     if (!pe_is(fn, "attribute")) {
         c->fv = pe_eval(e, fn);
         return;
@@ -414,15 +433,19 @@ static void resolve_callee(pe_ctx *e, TSNode fn, callee_ref *c)
             c->fv = *attr;
         else if (m)
             c->fv = *m;
+        else
+            c->base_origin = pe_class_import_base(e->cls);
         c->recv = pe_default_for_name(e, "self", c->recv_node);
     } else if (e->cls && pe_is_super_call(e, c->recv_node)) {
         /* super().m(...): m of the bases of the class defining the running method */
         const klass *from = e->fr && e->fr->defined_in ? e->fr->defined_in : e->cls;
         const aval *m = pe_class_member(from, c->method, PE_MEMBER_CONSTS, true);
-        if (m) {   /* else a base of another file's: unknown, never the class's own method */
+        if (m) {   /* else a base of another file's: never the class's own method */
             c->fv = *m;
             c->recv = pe_default_for_name(e, "self", c->recv_node);
             c->self_cls = e->cls;
+        } else {
+            c->base_origin = pe_class_import_base(from);
         }
         return;
     } else {
@@ -545,11 +568,13 @@ static aval dispatch(pe_ctx *e, TSNode call, const callee_ref *c, args *g, int p
         pe_store_sink_call(e, recv.sink, callee ? callee : pe_text_of(e, fn), call, g);
         return av_unknown_tensor();
     }
+    aval r;
+    if (c->base_origin && method && inherited_from_import(e, c->base_origin, method, g, &r))
+        return r;
     if (fv.tag == AV_FUNC && c->self_cls)
         return fv.node_id < e->nodes.n ? call_summary_uncached(e, fv.node_id, g, c->self_cls) : av_unknown();
     if (fv.tag == AV_FUNC)
         return pe_call_summary(e, fv.node_id, g);
-    aval r;
     if (fv.tag == AV_INSTANCE && ((fv.mod && fv.mod != e) || fv.node_id == PE_LAZY_CLASS))  /* a loaded module's */
         return pe_call_module_method(e, &fv, "forward", g, &r) || pe_call_module_method(e, &fv, "__call__", g, &r)
                ? r : av_unknown();

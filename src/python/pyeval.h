@@ -116,6 +116,7 @@ typedef struct klass {
     struct klass *init_cls[PE_MAX_INITS];  /* the class defining each (for super() in it) */
     struct klass *bases[PE_MAX_BASES];     /* the bases that are classes of this file, in order */
     size_t nbases;
+    const char *import_base;               /* the first base imported from elsewhere: its origin */
     const struct klass *copied_from;       /* an object's own copy (pycall.c): its class */
     bool init_done;
 } klass;
@@ -128,6 +129,9 @@ typedef struct klass {
 typedef enum pe_member { PE_MEMBER_ANY, PE_MEMBER_CONSTS, PE_MEMBER_ATTRS } pe_member;
 /* k and its bases in that search order, into out[PE_MAX_MRO]; their count. */
 size_t pe_class_chain(const klass *k, const klass **out);
+/* The origin of the first base of k's chain imported from another file (`from .base import
+ * Writer`), or NULL: a method the chain does not define may be that class's (pymodule.c). */
+const char *pe_class_import_base(const klass *k);
 const aval *pe_class_member(const klass *k, const char *name, pe_member which, bool skip_own);
 
 typedef struct qfn {

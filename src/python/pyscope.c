@@ -187,6 +187,16 @@ size_t pe_class_chain(const klass *k, const klass **out)
     return class_chain(k, out, 0, PE_MAX_MRO);
 }
 
+const char *pe_class_import_base(const klass *k)
+{
+    const klass *chain[PE_MAX_MRO];
+    size_t n = pe_class_chain(k, chain);
+    for (size_t i = 0; i < n; i++)
+        if (chain[i]->import_base)
+            return chain[i]->import_base;
+    return NULL;
+}
+
 const aval *pe_class_member(const klass *k, const char *name, pe_member which, bool skip_own)
 {
     const klass *chain[PE_MAX_MRO];

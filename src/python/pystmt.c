@@ -194,8 +194,9 @@ static void exec_match(pe_ctx *e, TSNode s)
     *e->cur = acc;
 }
 
-/* The bases of class k that are classes of this file (`class Child(Writer):`); others (imported,
- * `nn.Module`, `Generic[T]`) add nothing. */
+/* The bases of class k that are classes of this file (`class Child(Writer):`), and the first one
+ * imported from another file (its methods are followed there, pymodule.c, where that is a scanned
+ * file); others (`nn.Module`, `Generic[T]`) add nothing. */
 static void class_bases(pe_ctx *e, klass *k, TSNode s)
 {
     TSNode list = pe_fld(e, s, F_superclasses);
@@ -209,6 +210,8 @@ static void class_bases(pe_ctx *e, klass *k, TSNode s)
         aval b = pe_eval(e, ks[i]);
         if (b.tag == AV_CLASS && !b.mod && b.node_id < e->node_cls.n && e->node_cls.v[b.node_id])
             k->bases[k->nbases++] = e->node_cls.v[b.node_id];
+        else if (b.tag == AV_IMPORT && b.str && !k->import_base && strncmp(b.str, "torch", 5) != 0)
+            k->import_base = b.str;
     }
 }
 

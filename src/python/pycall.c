@@ -258,7 +258,7 @@ bool pe_call_method_of(pe_ctx *e, const aval *recv, const char *method, const ar
 
 /* Run one initialiser of own (the first with the call's arguments, the others, __post_init__, with
  * none) as a call whose `self.x = ...` go into own's attributes. */
-static void run_init(pe_ctx *e, klass *own, TSNode init, klass *defined_in, const args *g)
+static void run_init(pe_ctx *e, klass *own, TSNode init, const klass *defined_in, const args *g)
 {
     for (frame *f = e->fr; f; f = f->up)
         if (ts_node_eq(f->fn, init))

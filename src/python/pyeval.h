@@ -137,7 +137,7 @@ const aval *pe_class_member(const klass *k, const char *name, pe_member which, b
 typedef struct qfn {
     TSNode node;
     klass *cls;          /* the class it runs as a method of (self an object of it) */
-    klass *defined_in;   /* the class whose body defines it: cls, or a base of cls */
+    const klass *defined_in;   /* the class whose body defines it: cls, or a base of cls */
     bool done;
 } qfn;
 
@@ -182,7 +182,7 @@ typedef struct frame {
     bool is_init;
     const char *self_name;
     TSNode fn;
-    struct klass *defined_in;   /* the class whose body defines fn (super() starts at its bases) */
+    const struct klass *defined_in;   /* the class whose body defines fn (super() starts at its bases) */
     struct frame *up;
 } frame;
 

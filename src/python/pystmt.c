@@ -239,7 +239,7 @@ static void queue_inherited(pe_ctx *e, klass *k)
                 continue;
             const aval *m = pe_class_member(k, b->name, PE_MEMBER_CONSTS, false);
             if (m == b->v)   /* not overridden, and not found first in an earlier base */
-                ARENA_PUSH(e->s, e->queue, ((qfn){ e->nodes.v[b->v->node_id], k, (klass *)chain[c], false }));
+                ARENA_PUSH(e->s, e->queue, ((qfn){ e->nodes.v[b->v->node_id], k, chain[c], false }));
         }
 }
 

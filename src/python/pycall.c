@@ -20,7 +20,6 @@
 #include "python/pyeval.h"
 
 static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *own);
-static bool pe_is_init_def(pe_ctx *e, TSNode fn);
 
 static void eval_args(pe_ctx *e, TSNode list, args *g)
 {
@@ -95,6 +94,27 @@ static bool plain_args(const args *g)
             || g->kwv[i].tensor)
             return false;
     return true;
+}
+
+/* The arguments without their first positional one (Klass.method(obj, x) called with obj as
+ * self; partial(f, x): f is the callee, not an argument). */
+static void drop_first_arg(args *g)
+{
+    if (g->npos == 0)
+        return;
+    g->npos--;
+    memmove(g->pos, g->pos + 1, g->npos * sizeof *g->pos);
+    memmove(g->posv, g->posv + 1, g->npos * sizeof *g->posv);
+}
+
+/* Is fn a def named as an initialiser (__init__, __post_init__, ...)? */
+static bool pe_is_init_def(pe_ctx *e, TSNode fn)
+{
+    TSNode name = pe_fld(e, fn, F_name);
+    if (ts_node_is_null(name))
+        return false;
+    const char *s = pe_raw_text(e, name);
+    return py_is_init_name(s, strlen(s));
 }
 
 aval pe_call_summary(pe_ctx *e, size_t id, const args *g)
@@ -202,11 +222,7 @@ static bool pe_inherited(pe_ctx *e, size_t id, const klass *k)
  * carry a value. The subclass's overrides and attributes are not seen there. */
 static bool inherited_from_import(pe_ctx *e, const char *origin, const char *method, const args *g, aval *out)
 {
-    aval base = av_unknown();
-    base.tag = AV_INSTANCE;
-    base.other = false;
-    base.node_id = PE_LAZY_CLASS;
-    base.str = origin;
+    aval base = pe_lazy_instance(e, origin);
     return pe_call_module_method(e, &base, method, g, out);
 }
 
@@ -217,16 +233,6 @@ static bool pe_is_super_call(pe_ctx *e, TSNode n)
         return false;
     TSNode f = pe_fld(e, n, F_function);
     return !ts_node_is_null(f) && pe_is(f, "identifier") && strcmp(pe_raw_text(e, f), "super") == 0;
-}
-
-/* Is fn a def named as an initialiser (__init__, __post_init__, ...)? */
-static bool pe_is_init_def(pe_ctx *e, TSNode fn)
-{
-    TSNode name = pe_fld(e, fn, F_name);
-    if (ts_node_is_null(name))
-        return false;
-    const char *s = pe_raw_text(e, name);
-    return py_is_init_name(s, strlen(s));
 }
 
 /* recv.method(args) where recv is a class of this file or one of its instances: the method's
@@ -244,9 +250,7 @@ bool pe_call_method_of(pe_ctx *e, const aval *recv, const char *method, const ar
     args shifted;
     if (recv->tag == AV_CLASS && pe_first_param_is_self(e, e->nodes.v[m->node_id]) && g->npos > 0) {
         shifted = *g;
-        shifted.npos--;
-        memmove(shifted.pos, shifted.pos + 1, shifted.npos * sizeof *shifted.pos);
-        memmove(shifted.posv, shifted.posv + 1, shifted.npos * sizeof *shifted.posv);
+        drop_first_arg(&shifted);
         g = &shifted;
     }
     /* an object with attributes of its own has a summary of its own; so has a method inherited
@@ -472,9 +476,7 @@ static aval make_partial(pe_ctx *e, const args *g)
     else
         resolve_callee(e, g->pos[0], &p->target);
     p->bound = *g;
-    p->bound.npos--;
-    memmove(p->bound.pos, p->bound.pos + 1, p->bound.npos * sizeof *p->bound.pos);
-    memmove(p->bound.posv, p->bound.posv + 1, p->bound.npos * sizeof *p->bound.posv);
+    drop_first_arg(&p->bound);
     p->bound.written = NULL;
     aval r = av_unknown();
     r.tag = AV_PARTIAL;

@@ -351,6 +351,9 @@ bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g,
 /* recv.method(args) on an object of a loaded module's class (recv->mod): the method's summary in
  * that module, as for an imported function; false if the class has no such method. */
 bool pe_call_module_method(pe_ctx *e, const aval *recv, const char *method, const args *g, aval *out);
+/* An object of the imported class origin, not built yet: pe_call_module_method builds it in its
+ * module at the first method passed a value. */
+aval pe_lazy_instance(pe_ctx *e, const char *origin);
 /* A value read from an object of a loaded module's class (inst.attr), made the caller's. */
 aval pe_module_value(pe_ctx *e, struct pe_ctx *m, aval x);
 /* Release the modules loaded for e's file (their trees and parsers). */

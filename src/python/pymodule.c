@@ -435,7 +435,7 @@ static const aval *definition(pe_ctx *e, const fe_file_index *ix, const py_func_
 
 /* An object of an imported class that was not built (nothing passed in could become a fact, and
  * the class spells no sentinel): its module is loaded when one of its methods gets a value. */
-static aval lazy_instance(pe_ctx *e, const char *origin)
+aval pe_lazy_instance(pe_ctx *e, const char *origin)
 {
     aval x = av_unknown();
     x.tag = AV_INSTANCE;
@@ -477,7 +477,7 @@ bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g,
         return false;
     bool worth = py_link_function_sentinel(e->ctx->link, ix, f) || args_carry_values(g, !f->is_class);
     if (f->is_class && !method && !worth) {
-        *out = lazy_instance(e, origin);
+        *out = pe_lazy_instance(e, origin);
         return true;
     }
     pe_ctx *m;

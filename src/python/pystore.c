@@ -67,19 +67,16 @@ void pe_emit_intcast(pe_ctx *e, const char *api, TSNode at, const aval *x, const
     if (x->binary || !av_integer_hull(x, &hull))
         return;
     kv_loc here = pe_loc_of(e, at);
-    for (size_t i = 0; e->again && i < e->out->casts.n; i++)
-        if (kv_loc_same(&e->out->casts.v[i].loc, &here) && kv_loc_same(&e->out->casts.v[i].value.origin, &hull.origin))
-            return;
-    if (e->quiet) {
+    if (e->quiet) {   /* a summary casts only the caller's ids */
         bool from_arg = false;
         for (size_t i = 0; i < x->n; i++)
             from_arg |= x->vals[i].v.kind == VK_INTEGER && x->vals[i].arg;
         if (!from_arg)
             return;
-        for (size_t i = 0; i < e->out->casts.n; i++)
-            if (kv_loc_same(&e->out->casts.v[i].loc, &here) && kv_loc_same(&e->out->casts.v[i].value.origin, &hull.origin))
-                return;
     }
+    for (size_t i = 0; (e->quiet || e->again) && i < e->out->casts.n; i++)   /* a cast made before */
+        if (kv_loc_same(&e->out->casts.v[i].loc, &here) && kv_loc_same(&e->out->casts.v[i].value.origin, &hull.origin))
+            return;
     /* The same cast of the same kind of ids (an id class and its bound) is one fact, whether the ids
      * came in as this function's own parameter or as a caller's (a method of another class
      * summarised with the caller's `positions`). */

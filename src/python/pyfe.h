@@ -221,6 +221,16 @@ typedef struct py_func_export {
                      * A class never has the sentinel flag (nor uses): one -inf in one of a large
                      * class's methods would make every importer a candidate; what a class makes
                      * of a caller's values still counts (store) */
+    bool own_sentinel;  /* a class whose class-level statements or initialisers spell a sentinel
+                         * (or name a sentinel constant or function of its file, or a member that
+                         * does): its objects are built with the caller's arguments and every method
+                         * is followed. Read by the evaluator only, never by the prefilter */
+    uint8_t nsentinel_members;     /* a class's other members (methods) that spell one the same
+                                    * way: followed on an object built with nothing that could
+                                    * become a fact. Their names are py_exports.member_names[
+                                    * sentinel_members_at ..] (in the padding: no byte more per
+                                    * function). More than MAX_SENTINEL_MEMBERS: own_sentinel */
+    uint16_t sentinel_members_at;
     const char *const *uses;  /* names it uses that its file imports with `from M import`, by their
                                * imported spelling, or same-file functions that do (at most 8; only
                                * if not already a sentinel) */
@@ -236,6 +246,8 @@ typedef struct py_exports {
     size_t n;
     const py_func_export *fn;   /* sorted by name, one entry per name (flags joined) */
     size_t nfn;
+    const char *const *member_names;   /* the classes' sentinel_members, one run per class */
+    size_t nmember_names;
     const py_range *prologue;   /* top-level imports, assignments and expressions (at most 64 runs) */
     size_t nprologue;
 } py_exports;
@@ -246,6 +258,10 @@ const py_exports *py_index_source(const py_state *st, const char *data, size_t l
 void py_index_functions(const py_state *st, const char *data, size_t len, kv_arena *arena, py_exports *ex);
 /* The function name of ex, or NULL. */
 const py_func_export *py_exported_function(const py_exports *ex, const char *name);
+/* Is a call of member `method` of the exported class c worth following though the object was
+ * built with nothing that could become a fact: c spells a sentinel where every member sees it
+ * (own_sentinel), or that member does? */
+bool py_class_member_spells(const py_exports *ex, const py_func_export *c, const char *method);
 
 /* ---- run-wide lookups over the indexes (pylink.c) ---- */
 

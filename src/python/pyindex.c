@@ -26,6 +26,7 @@
 
 typedef struct fn_extent {
     py_func_export f;
+    const char **members;      /* a class's sentinel_members (in scratch); f.nsentinel_members of them */
     size_t name_len;
     const char *start, *end;   /* the tokens of the block, `def` to the next column-0 line */
     const char *uses[8];       /* imported names it mentions (MAX_USES) */
@@ -33,6 +34,7 @@ typedef struct fn_extent {
     size_t nuses;
     const char *calls[16];     /* names it calls as name(...) (MAX_CALLS) */
     size_t ncalls;
+    bool class_spells;         /* a class with a token member_sentinel_token counts */
 } fn_extent;
 
 typedef ARENA_VEC(fn_extent) fn_vec;
@@ -191,6 +193,23 @@ static void prologue_add(range_vec *v, kv_arena *a, uint32_t start, uint32_t end
         ARENA_PUSH(a, *v, ((py_range){ start, end }));
 }
 
+/* A token of a member that spells a mask-like sentinel: an infinity, finfo/iinfo, a float string
+ * float() reads as special, a number of magnitude >= PY_SENTINEL_MAGNITUDE written negative or as
+ * a float (-10000, -1e9, 1e30, 65504.0). A positive integer literal (16384, 65536) is read as a
+ * size here: config classes are full of them, and following each for one cost 5-10% of the vLLM tree
+ * (a function's flag, read by the prefilter too, counts it: py_token_is_sentinel). */
+static bool member_sentinel_token(lex_kind k, const char *s, size_t n, bool after_minus)
+{
+    double v;
+    if (k != LEX_NUMBER)
+        return py_token_is_sentinel(k, s, n);
+    if (!py_parse_number(s, n, &v))
+        return true;
+    bool hex = n > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    bool float_spelt = !hex && (memchr(s, '.', n) || memchr(s, 'e', n) || memchr(s, 'E', n));
+    return fabs(v) >= PY_SENTINEL_MAGNITUDE && (after_minus || float_spelt);
+}
+
 /* An imported name a function mentions, waiting for the next token: `name.attr` uses attr of the
  * module name is (when name is one), anything else uses name itself. */
 typedef struct pending_use {
@@ -279,7 +298,7 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
                 continue;
             fn_extent fe = { { .name = arena_strndup(scratch, lx.tok, lx.len), .line = line, .kernel = jit && def_here,
                                .is_class = class_here },
-                             lx.len, start, data + len, { NULL }, { NULL }, 0, { NULL }, 0 };
+                             NULL, lx.len, start, data + len, { NULL }, { NULL }, 0, { NULL }, 0, false };
             ARENA_PUSH(scratch, *out, fe);
             cur = &out->v[out->n - 1];
             prev = 0;
@@ -289,6 +308,7 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
         if (cur) {
             cur->f.start = (uint32_t)(cur->start - data);
             cur->f.sentinel |= !cur->f.is_class && py_token_is_sentinel(k, lx.tok, lx.len);
+            cur->class_spells |= cur->f.is_class && member_sentinel_token(k, lx.tok, lx.len, prev == '-');
             cur->f.store |= k == LEX_WORD && py_is_sink_word(st, lx.tok, lx.len);
             if (pending.orig && k == LEX_WORD && prev == '.' && pending.dot) {
                 /* masks.make_mask: the use is make_mask of the module `from M import masks` names */
@@ -320,6 +340,27 @@ static bool names_in(const char *s, size_t n, const char *const *names, const si
     return false;
 }
 
+typedef struct name_list {
+    const char **names;
+    size_t *lens;
+    size_t count;
+} name_list;
+
+/* The file's sentinel constants and the functions flagged so far. */
+static name_list sentinel_names(const fn_vec *fns, const py_export *consts, size_t nconsts, kv_arena *scratch)
+{
+    size_t cap = nconsts + fns->n;
+    name_list l = { arena_alloc(scratch, (cap ? cap : 1) * sizeof *l.names),
+                    arena_alloc(scratch, (cap ? cap : 1) * sizeof *l.lens), 0 };
+    for (size_t i = 0; i < nconsts; i++)
+        if (consts[i].sentinel)
+            l.names[l.count] = consts[i].name, l.lens[l.count++] = strlen(consts[i].name);
+    for (size_t i = 0; i < fns->n; i++)
+        if (fns->v[i].f.sentinel)
+            l.names[l.count] = fns->v[i].f.name, l.lens[l.count++] = fns->v[i].name_len;
+    return l;
+}
+
 /* A function that names a sentinel constant or a sentinel function of its own file spells a
  * sentinel too. Each round re-reads only the functions not yet flagged; a few rounds cover the
  * helper chains that occur (a longer chain stays unflagged: bounded, never wrong, only less sound). */
@@ -327,15 +368,10 @@ static void propagate_sentinels(fn_vec *fns, const py_export *consts, size_t nco
 {
     enum { ROUNDS = 3 };
     for (int round = 0; round < ROUNDS; round++) {
-        size_t cap = nconsts + fns->n, count = 0;
-        const char **names = arena_alloc(scratch, (cap ? cap : 1) * sizeof *names);
-        size_t *lens = arena_alloc(scratch, (cap ? cap : 1) * sizeof *lens);
-        for (size_t i = 0; i < nconsts; i++)
-            if (consts[i].sentinel)
-                names[count] = consts[i].name, lens[count++] = strlen(consts[i].name);
-        for (size_t i = 0; i < fns->n; i++)
-            if (fns->v[i].f.sentinel)
-                names[count] = fns->v[i].f.name, lens[count++] = fns->v[i].name_len;
+        name_list l = sentinel_names(fns, consts, nconsts, scratch);
+        const char *const *names = l.names;
+        const size_t *lens = l.lens;
+        size_t count = l.count;
         if (count == 0)
             return;
         bool changed = false;
@@ -352,6 +388,137 @@ static void propagate_sentinels(fn_vec *fns, const py_export *consts, size_t nco
         if (!changed)
             return;
     }
+}
+
+/* ---- classes: which members spell a sentinel ---- */
+
+enum { MAX_SENTINEL_MEMBERS = 16, MAX_MEMBERS = 256, MEMBER_ROUNDS = 3 };
+
+typedef struct member {
+    const char *name;            /* NULL: class-level statements (and decorators) */
+    size_t name_len;
+    const char *start, *end;
+    bool init, spells;
+} member;
+
+typedef ARENA_VEC(member) member_vec;
+
+/* The members of a class's block: a statement at the body's indentation opens one (a `def` its
+ * method, anything else the class level); what is indented deeper belongs to it. Each records
+ * whether its text spells a sentinel or names one of the file's sentinels (names). */
+static void class_members(const fn_extent *c, const char *const *names, const size_t *lens, size_t count,
+                          kv_arena *a, member_vec *out)
+{
+    lexer lx;
+    py_lex_init(&lx, c->start, (size_t)(c->end - c->start));
+    int depth = 0, body_col = -1;
+    bool header = true, want_name = false, minus = false;
+    member *cur = NULL;
+    for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
+        if (k == LEX_COMMENT)
+            continue;
+        bool word = k == LEX_WORD, after_minus = minus;
+        minus = k == LEX_PUNCT && *lx.tok == '-';
+        if (!header && lx.fresh_line && depth == 0 && (body_col < 0 || py_lex_column(&lx) <= body_col)) {
+            if (body_col < 0)
+                body_col = py_lex_column(&lx);
+            if (cur)
+                cur->end = lx.tok;
+            if (out->n >= MAX_MEMBERS)
+                return;
+            ARENA_PUSH(a, *out, ((member){ NULL, 0, lx.tok, c->end, false, false }));
+            cur = &out->v[out->n - 1];
+            want_name = word && ((lx.len == 3 && memcmp(lx.tok, "def", 3) == 0)
+                                 || (lx.len == 5 && memcmp(lx.tok, "async", 5) == 0));
+            continue;
+        }
+        if (k == LEX_PUNCT) {
+            char p = *lx.tok;
+            depth += strchr("([{", p) ? 1 : strchr(")]}", p) && depth > 0 ? -1 : 0;
+            header = header && !(p == ':' && depth == 0);
+            continue;
+        }
+        if (want_name && word && !(lx.len == 3 && memcmp(lx.tok, "def", 3) == 0)) {
+            cur->name = lx.tok, cur->name_len = lx.len, cur->init = py_is_init_name(lx.tok, lx.len);
+            want_name = false;
+            continue;
+        }
+        bool spelt = member_sentinel_token(k, lx.tok, lx.len, after_minus)
+                     || (word && names_in(lx.tok, lx.len, names, lens, count));
+        if (spelt && cur)
+            cur->spells = true;
+        else if (spelt)   /* on the header line: `class X: NEG = -1e9` */
+            ARENA_PUSH(a, *out, ((member){ NULL, 0, lx.tok, c->end, false, true }));
+    }
+}
+
+/* A member naming one that spells a sentinel (`self.mask()`, `self.NEG`) spells one too, for a
+ * few rounds (a longer chain stays unflagged, as for functions). */
+static void propagate_members(member_vec *m, kv_arena *scratch)
+{
+    const char **names = arena_alloc(scratch, (m->n ? m->n : 1) * sizeof *names);
+    size_t *lens = arena_alloc(scratch, (m->n ? m->n : 1) * sizeof *lens);
+    for (int round = 0; round < MEMBER_ROUNDS; round++) {
+        size_t count = 0, unflagged = 0;
+        for (size_t i = 0; i < m->n; i++)
+            if (m->v[i].spells && m->v[i].name)
+                names[count] = m->v[i].name, lens[count++] = m->v[i].name_len;
+            else
+                unflagged += !m->v[i].spells;
+        if (count == 0 || unflagged == 0)
+            return;
+        bool changed = false;
+        for (size_t i = 0; i < m->n; i++) {
+            if (m->v[i].spells)
+                continue;
+            lexer lx;
+            py_lex_init(&lx, m->v[i].start, (size_t)(m->v[i].end - m->v[i].start));
+            for (lex_kind k; !m->v[i].spells && (k = py_lex_next(&lx)) != LEX_END;)
+                if (k == LEX_WORD && names_in(lx.tok, lx.len, names, lens, count))
+                    m->v[i].spells = changed = true;
+        }
+        if (!changed)
+            return;
+    }
+}
+
+/* Each class's own_sentinel (its class level or an initialiser spells a sentinel) and its
+ * sentinel_members. names: the file's sentinel constants and functions. */
+static void class_sentinels(fn_vec *fns, const char *const *names, const size_t *lens, size_t count, kv_arena *scratch)
+{
+    for (size_t i = 0; i < fns->n; i++) {
+        fn_extent *c = &fns->v[i];
+        if (!c->f.is_class || (!c->class_spells && count == 0))
+            continue;
+        member_vec m = { 0 };
+        class_members(c, names, lens, count, scratch, &m);
+        propagate_members(&m, scratch);
+        const char **spelling = arena_alloc(scratch, MAX_SENTINEL_MEMBERS * sizeof *spelling);
+        size_t n = 0;
+        for (size_t j = 0; j < m.n && !c->f.own_sentinel; j++) {
+            if (!m.v[j].spells)
+                continue;
+            if (!m.v[j].name || m.v[j].init || n == MAX_SENTINEL_MEMBERS)
+                c->f.own_sentinel = true;
+            else
+                spelling[n++] = arena_strndup(scratch, m.v[j].name, m.v[j].name_len);
+        }
+        if (m.n >= MAX_MEMBERS)   /* too many to tell */
+            c->f.own_sentinel = true;
+        c->members = c->f.own_sentinel ? NULL : spelling;
+        c->f.nsentinel_members = c->f.own_sentinel ? 0 : (uint8_t)n;
+    }
+}
+
+bool py_class_member_spells(const py_exports *ex, const py_func_export *c, const char *method)
+{
+    if (c->own_sentinel)
+        return true;
+    for (size_t i = 0; method && i < c->nsentinel_members; i++)
+        if (c->sentinel_members_at + i < ex->nmember_names
+            && strcmp(ex->member_names[c->sentinel_members_at + i], method) == 0)
+            return true;
+    return false;
 }
 
 /* A function whose sentinel may come from another file through a function of its own file
@@ -388,16 +555,44 @@ static void propagate_stores(fn_vec *fns)
     }
 }
 
+/* The classes' sentinel_members into one table of ex (before the functions are sorted, so
+ * that each keeps its run); a table past 65535 names makes the rest own_sentinel. */
+static void export_members(fn_vec *fns, kv_arena *arena, py_exports *ex)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < fns->n; i++)
+        total += fns->v[i].f.nsentinel_members;
+    if (!total)
+        return;
+    const char **names = arena_alloc(arena, total * sizeof *names);
+    size_t n = 0;
+    for (size_t i = 0; i < fns->n; i++) {
+        py_func_export *f = &fns->v[i].f;
+        if (!f->nsentinel_members)
+            continue;
+        if (n + f->nsentinel_members > UINT16_MAX) {
+            f->own_sentinel = true, f->nsentinel_members = 0;
+            continue;
+        }
+        f->sentinel_members_at = (uint16_t)n;
+        for (size_t j = 0; j < f->nsentinel_members; j++)
+            names[n++] = arena_strdup(arena, fns->v[i].members[j]);
+    }
+    ex->member_names = names;
+    ex->nmember_names = n;
+}
+
 static int cmp_fn(const void *a, const void *b)
 {
     return strcmp(((const py_func_export *)a)->name, ((const py_func_export *)b)->name);
 }
 
 /* Sorted by name, one entry per name with the flags of all its definitions. */
-static void export_functions(const fn_vec *fns, const char *data, kv_arena *arena, py_exports *ex)
+static void export_functions(fn_vec *fns, const char *data, kv_arena *arena, py_exports *ex)
 {
     if (fns->n == 0)
         return;
+    export_members(fns, arena, ex);
     py_func_export *v = arena_alloc(arena, fns->n * sizeof *v);
     for (size_t i = 0; i < fns->n; i++) {
         const fn_extent *f = &fns->v[i];
@@ -434,6 +629,7 @@ static void export_functions(const fn_vec *fns, const char *data, kv_arena *aren
             v[n - 1].sentinel |= v[i].sentinel;
             v[n - 1].cast |= v[i].cast;
             v[n - 1].store |= v[i].store;
+            v[n - 1].own_sentinel |= v[i].own_sentinel || v[i].nsentinel_members;   /* two classes X: any member */
             if (!v[n - 1].nuses)  /* a redefinition: the first one's imported names are kept */
                 v[n - 1].uses = v[i].uses, v[n - 1].use_modules = v[i].use_modules, v[n - 1].nuses = v[i].nuses;
             continue;
@@ -459,6 +655,8 @@ void py_index_functions(const py_state *st, const char *data, size_t len, kv_are
     range_vec prologue = {0};
     lex_functions(st, data, len, scratch, &fns, &prologue);
     propagate_sentinels(&fns, ex->v, ex->n, scratch);
+    name_list sn = sentinel_names(&fns, ex->v, ex->n, scratch);
+    class_sentinels(&fns, sn.names, sn.lens, sn.count, scratch);
     propagate_stores(&fns);
     calls_to_uses(&fns);
     export_functions(&fns, data, arena, ex);

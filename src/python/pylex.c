@@ -325,6 +325,14 @@ void py_lex_init(lexer *lx, const char *data, size_t len)
 
 /* ---- prefilter ---- */
 
+int py_lex_column(const lexer *lx)
+{
+    int col = 0;
+    for (const char *q = lx->tok_line; q < lx->end && (*q == ' ' || *q == '\t' || *q == '\f'); q++)
+        col = *q == '\t' ? (col / 8 + 1) * 8 : *q == '\f' ? 0 : col + 1;
+    return col;
+}
+
 bool py_token_is_sentinel(lex_kind k, const char *s, size_t n)
 {
     double v;

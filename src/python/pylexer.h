@@ -26,6 +26,9 @@ typedef struct lexer {
 
 void py_lex_init(lexer *lx, const char *data, size_t len);
 lex_kind py_lex_next(lexer *lx);
+/* The column of a token that starts its line, as Python counts indentation (a tab to the next
+ * multiple of 8, a form feed back to 0). */
+int py_lex_column(const lexer *lx);
 /* Does this token spell a sentinel by itself (a large or unreadable number, an infinity word,
  * finfo/iinfo, a string float() reads as special)? */
 bool py_token_is_sentinel(lex_kind k, const char *s, size_t n);

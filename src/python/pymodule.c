@@ -24,7 +24,9 @@
  * (its initialisers run there with the caller's arguments) and gives the caller an object whose
  * .mod is that evaluator; `w.write(k, ...)` then runs the method there like an imported function,
  * `Klass.method(...)` too. An object whose constructor got nothing that could become a fact, of a
- * class that spells no sentinel, is lazy: its module is loaded when a method call passes a value.
+ * class whose class level and initialisers spell no sentinel (pyindex.c's own_sentinel), is lazy:
+ * its module is loaded when a method call passes a value, or calls a method that spells a
+ * sentinel itself (`masker.pad(k)` returning `k.masked_fill(m, -1e9)`: the caller stores it).
  *
  * Kernels (`@triton.jit` and other compiled functions, marked by the index) are not followed: their
  * bodies compute registers, not tensors.
@@ -475,7 +477,8 @@ bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g,
     }
     if (f->kernel)
         return false;
-    bool worth = py_link_function_sentinel(e->ctx->link, ix, f) || args_carry_values(g, !f->is_class);
+    bool worth = py_link_function_sentinel(e->ctx->link, ix, f) || args_carry_values(g, !f->is_class)
+                 || (f->is_class && (method ? py_class_member_spells(ix->exports, f, method) : f->own_sentinel));
     if (f->is_class && !method && !worth) {
         *out = pe_lazy_instance(e, origin);
         return true;
@@ -495,7 +498,8 @@ bool pe_call_module_method(pe_ctx *e, const aval *recv, const char *method, cons
     const char *dot = followable(e, recv->str);
     const fe_file_index *ix = NULL;
     const py_func_export *f;
-    if (!dot || !args_carry_values(g, false) || !(f = resolve(e, recv->str, dot, &ix)) || !f->is_class)
+    if (!dot || !(f = resolve(e, recv->str, dot, &ix)) || !f->is_class
+        || !(py_class_member_spells(ix->exports, f, method) || args_carry_values(g, false)))
         return false;
     pe_ctx *m;
     const aval *cv = definition(e, ix, f, &m);

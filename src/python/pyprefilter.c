@@ -637,15 +637,6 @@ bool py_is_init_name(const char *s, size_t n)
     return false;
 }
 
-/* The column of a token that starts its line, as Python counts indentation (a tab to the next
- * multiple of 8). */
-static int token_column(const lexer *lx)
-{
-    int col = 0;
-    for (const char *q = lx->tok_line; q < lx->end && (*q == ' ' || *q == '\t' || *q == '\f'); q++)
-        col = *q == '\t' ? (col / 8 + 1) * 8 : *q == '\f' ? 0 : col + 1;
-    return col;
-}
 
 typedef ARENA_VEC(py_unit) unit_list;
 
@@ -692,7 +683,7 @@ static void statement_start(splitter *sp, pf_scan *p, const lexer *lx, lex_kind 
         if (!join)
             sp->in_class = false, sp->in_init = false;
     } else if (sp->in_class && lx->fresh_line) {
-        int col = token_column(lx);
+        int col = py_lex_column(lx);
         if (sp->member_col < 0 && col > 0)
             sp->member_col = col;
         if (col == sp->member_col) {

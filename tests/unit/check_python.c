@@ -314,6 +314,56 @@ START_TEST(function_index)
 }
 END_TEST
 
+/* A class's members: which spell a mask-like sentinel (a method's own, through another member,
+ * a constant of the file), which make the whole class followed (class level, initialiser), and
+ * which numbers are sizes (a positive integer literal, a hex mask). */
+START_TEST(index_class_members)
+{
+    kv_arena *a = arena_new();
+    const char *src = "NEG = -1e9\n"
+                      "class Methods(Base):\n"
+                      "    \"\"\"Doc.\"\"\"\n"
+                      "    @staticmethod\n"
+                      "    def pad(k):\n"
+                      "        return F.pad(k, (0, 1), value=-10000)\n"
+                      "    def forward(self, k):\n"
+                      "        return self._fill(k)\n"
+                      "    def _fill(self, k):\n"
+                      "        def inner():\n"
+                      "            return float('-inf')\n"
+                      "        return inner()\n"
+                      "    async def neg(self, k):\n"
+                      "        return k + NEG\n"
+                      "    def sizes(self):\n"
+                      "        return {'a': 16384, 'b': 0xFFFF, 'c': 1e-6}\n"
+                      "class Init:\n"
+                      "    def __init__(self, dtype):\n"
+                      "        self.neg = torch.finfo(dtype).min\n"
+                      "    def get(self):\n"
+                      "        return self.neg\n"
+                      "class Level:\n"
+                      "    FILL = 1e30\n"
+                      "class Plain:\n"
+                      "    def size(self):\n"
+                      "        return 65536\n";
+    const py_exports *ex = py_index_source(NULL, src, strlen(src), a);
+    const py_func_export *m = py_exported_function(ex, "Methods");
+    ck_assert(m && m->is_class && !m->own_sentinel && !m->sentinel);
+    ck_assert_uint_eq(m->nsentinel_members, 4);   /* pad, forward, _fill, neg */
+    ck_assert(py_class_member_spells(ex, m, "pad") && py_class_member_spells(ex, m, "forward"));
+    ck_assert(py_class_member_spells(ex, m, "_fill") && py_class_member_spells(ex, m, "neg"));
+    ck_assert(!py_class_member_spells(ex, m, "sizes") && !py_class_member_spells(ex, m, "inner"));
+    ck_assert(!py_class_member_spells(ex, m, NULL));
+    const py_func_export *c = py_exported_function(ex, "Init");
+    ck_assert(c && c->own_sentinel && py_class_member_spells(ex, c, "anything"));
+    c = py_exported_function(ex, "Level");
+    ck_assert(c && c->own_sentinel);
+    c = py_exported_function(ex, "Plain");
+    ck_assert(c && !c->own_sentinel && c->nsentinel_members == 0 && !py_class_member_spells(ex, c, "size"));
+    arena_free(a);
+}
+END_TEST
+
 START_TEST(link_modules)
 {
     kv_arena *a = arena_new();
@@ -953,6 +1003,7 @@ static Suite *python_suite(void)
     tcase_add_test(t, suppressions);
     tcase_add_test(t, module_index);
     tcase_add_test(t, function_index);
+    tcase_add_test(t, index_class_members);
     tcase_add_test(t, link_modules);
     tcase_add_test(t, prefilter_words);
     tcase_add_test(t, prefilter_imports);

@@ -19,7 +19,7 @@
 
 #include "python/pyeval.h"
 
-static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *own);
+static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *own, const env *closure);
 
 static void eval_args(pe_ctx *e, TSNode list, args *g)
 {
@@ -123,7 +123,7 @@ aval pe_call_summary(pe_ctx *e, size_t id, const args *g)
         return av_unknown();
     enum { SLOTS = 5 };
     if (!plain_args(g) || g->nkw > 0 || g->npos >= SLOTS)
-        return call_summary_uncached(e, id, g, NULL);
+        return call_summary_uncached(e, id, g, NULL, NULL);
     /* only unknown positional arguments: one summary per function and argument count */
     size_t k = id * SLOTS + g->npos;
     while (e->summaries.n <= k)
@@ -131,11 +131,11 @@ aval pe_call_summary(pe_ctx *e, size_t id, const args *g)
     if (e->summaries.v[k].state == SUMMARY_PENDING)
         return av_unknown();  /* being computed: recursion */
     if (e->summaries.v[k].writes_args)
-        return call_summary_uncached(e, id, g, NULL);  /* each call writes into its own arguments */
+        return call_summary_uncached(e, id, g, NULL, NULL);  /* each call writes into its own arguments */
     if (e->summaries.v[k].state == SUMMARY_NONE) {
         e->summaries.v[k].state = SUMMARY_PENDING;
         size_t before = g->written ? g->written->n : 0;
-        aval r = call_summary_uncached(e, id, g, NULL);
+        aval r = call_summary_uncached(e, id, g, NULL, NULL);
         e->summaries.v[k].v = r;
         e->summaries.v[k].state = SUMMARY_DONE;
         e->summaries.v[k].writes_args = g->written && g->written->n > before;
@@ -143,9 +143,25 @@ aval pe_call_summary(pe_ctx *e, size_t id, const args *g)
     return e->summaries.v[k].v;
 }
 
+/* A function value returned by the function fn that defines it (`return lambda t: t.masked_fill(m,
+ * value)`, a nested def) keeps fn's variables as they are at the return: called later, its body
+ * reads them (Python's closures see the enclosing function's last values). */
+static aval capture(pe_ctx *e, TSNode fn, const env *locals, aval r)
+{
+    if (r.tag != AV_FUNC || r.closure || r.node_id >= e->nodes.n)
+        return r;
+    TSNode def = e->nodes.v[r.node_id];
+    if (ts_node_start_byte(def) <= ts_node_start_byte(fn) || ts_node_end_byte(def) > ts_node_end_byte(fn))
+        return r;
+    env *c = arena_alloc(e->s, sizeof *c);
+    *c = pe_env_copy(e->s, locals);
+    r.closure = c;
+    return r;
+}
+
 /* own: the class to run a method in, when its object was built with arguments (else the
- * class the node belongs to). */
-static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *own)
+ * class the node belongs to); closure: the variables a returned lambda or nested def sees. */
+static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *own, const env *closure)
 {
     TSNode fn = e->nodes.v[id];
     for (frame *f = e->fr; f; f = f->up)
@@ -163,8 +179,10 @@ static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *ow
     fr.is_init = own && !lambda && pe_is_init_def(e, fn);
     /* a lambda called in the function that defines it sees that function's variables as they
      * are at the call (Python's closures bind late) */
-    if (lambda && e->fr && ts_node_start_byte(fn) >= ts_node_start_byte(e->fr->fn)
-        && ts_node_end_byte(fn) <= ts_node_end_byte(e->fr->fn))
+    if (closure)
+        fr.locals = pe_env_copy(e->s, closure);
+    else if (lambda && e->fr && ts_node_start_byte(fn) >= ts_node_start_byte(e->fr->fn)
+             && ts_node_end_byte(fn) <= ts_node_end_byte(e->fr->fn))
         fr.locals = pe_env_copy(e->s, e->cur);
     frame *saved_fr = e->fr;
     env *saved_cur = e->cur;
@@ -193,7 +211,7 @@ static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *ow
             g->written->v[g->written->n++] = m->v;
         }
     }
-    aval r = fr.has_ret ? fr.ret : av_unknown();
+    aval r = fr.has_ret ? capture(e, fn, &fr.locals, fr.ret) : av_unknown();
     if (lambda)
         return pe_stepf(e, &r, fn, "returned from the lambda");
     TSNode name = pe_fld(e, fn, F_name);
@@ -256,7 +274,7 @@ bool pe_call_method_of(pe_ctx *e, const aval *recv, const char *method, const ar
     /* an object with attributes of its own has a summary of its own; so has a method inherited
      * from a base, run with self an object of the subclass (its overrides, its attributes) */
     klass *own = recv->own ? recv->own : pe_inherited(e, m->node_id, k) ? k : NULL;
-    *out = own ? call_summary_uncached(e, m->node_id, g, own) : pe_call_summary(e, m->node_id, g);
+    *out = own ? call_summary_uncached(e, m->node_id, g, own, NULL) : pe_call_summary(e, m->node_id, g);
     return true;
 }
 
@@ -574,7 +592,9 @@ static aval dispatch(pe_ctx *e, TSNode call, const callee_ref *c, args *g, int p
     if (c->base_origin && method && inherited_from_import(e, c->base_origin, method, g, &r))
         return r;
     if (fv.tag == AV_FUNC && c->self_cls)
-        return fv.node_id < e->nodes.n ? call_summary_uncached(e, fv.node_id, g, c->self_cls) : av_unknown();
+        return fv.node_id < e->nodes.n ? call_summary_uncached(e, fv.node_id, g, c->self_cls, NULL) : av_unknown();
+    if (fv.tag == AV_FUNC && fv.closure)   /* each closure its own variables: no shared summary */
+        return fv.node_id < e->nodes.n ? call_summary_uncached(e, fv.node_id, g, NULL, fv.closure) : av_unknown();
     if (fv.tag == AV_FUNC)
         return pe_call_summary(e, fv.node_id, g);
     if (fv.tag == AV_INSTANCE && ((fv.mod && fv.mod != e) || fv.node_id == PE_LAZY_CLASS))  /* a loaded module's */

@@ -79,7 +79,13 @@ typedef struct aval {
     struct pe_ctx *mod;   /* AV_INSTANCE of a class of a loaded module (pymodule.c): that module's
                            * evaluator, whose node table node_id indexes; NULL: this file's.
                            * AV_PARTIAL: the evaluator that made it */
-    const struct partial_fn *partial;   /* AV_PARTIAL: the callee and its bound arguments */
+    union {
+        const struct partial_fn *partial;   /* AV_PARTIAL: the callee and its bound arguments */
+        const struct env *closure;   /* AV_FUNC returned by the function defining it (a lambda
+                                      * or nested def): that function's variables as they were
+                                      * when it returned, which its body reads (pycall.c); NULL:
+                                      * none captured */
+    };
 } aval;
 
 #define PE_LAZY_CLASS ((size_t)-1)

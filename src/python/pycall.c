@@ -21,9 +21,24 @@
 
 static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *own, const env *closure);
 
+/* An empty argument list. Only the counts and the first ARGS_ZEROED positions are cleared (a
+ * reader may look at posv[0] of a call without arguments and find it unknown); the rest of the
+ * 8 KB block is written before it is counted, and clearing it all was 6.6% of the largest vLLM
+ * file's instructions. */
+enum { ARGS_ZEROED = 4 };
+
+static void clear_args(args *g)
+{
+    g->npos = g->nkw = 0;
+    g->star = false;
+    g->written = NULL;
+    memset(g->pos, 0, ARGS_ZEROED * sizeof *g->pos);
+    memset(g->posv, 0, ARGS_ZEROED * sizeof *g->posv);
+}
+
 static void eval_args(pe_ctx *e, TSNode list, args *g)
 {
-    memset(g, 0, sizeof *g);
+    clear_args(g);
     if (ts_node_is_null(list))
         return;
     if (!pe_is(list, "argument_list")) {  /* f(x for x in y) */

@@ -161,12 +161,14 @@ aval pe_call_summary(pe_ctx *e, size_t id, const args *g)
 /* A function value returned by the function fn that defines it (`return lambda t: t.masked_fill(m,
  * value)`, a nested def) keeps fn's variables as they are at the return: called later, its body
  * reads them (Python's closures see the enclosing function's last values). */
+static bool defined_inside(TSNode inner, TSNode outer)
+{
+    return ts_node_start_byte(inner) > ts_node_start_byte(outer) && ts_node_end_byte(inner) <= ts_node_end_byte(outer);
+}
+
 static aval capture(pe_ctx *e, TSNode fn, const env *locals, aval r)
 {
-    if (r.tag != AV_FUNC || r.closure || r.node_id >= e->nodes.n)
-        return r;
-    TSNode def = e->nodes.v[r.node_id];
-    if (ts_node_start_byte(def) <= ts_node_start_byte(fn) || ts_node_end_byte(def) > ts_node_end_byte(fn))
+    if (r.tag != AV_FUNC || r.closure || r.node_id >= e->nodes.n || !defined_inside(e->nodes.v[r.node_id], fn))
         return r;
     env *c = arena_alloc(e->s, sizeof *c);
     *c = pe_env_copy(e->s, locals);
@@ -196,8 +198,7 @@ static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *ow
      * are at the call (Python's closures bind late) */
     if (closure)
         fr.locals = pe_env_copy(e->s, closure);
-    else if (lambda && e->fr && ts_node_start_byte(fn) >= ts_node_start_byte(e->fr->fn)
-             && ts_node_end_byte(fn) <= ts_node_end_byte(e->fr->fn))
+    else if (lambda && e->fr && defined_inside(fn, e->fr->fn))
         fr.locals = pe_env_copy(e->s, e->cur);
     frame *saved_fr = e->fr;
     env *saved_cur = e->cur;

@@ -369,10 +369,7 @@ static void propagate_sentinels(fn_vec *fns, const py_export *consts, size_t nco
     enum { ROUNDS = 3 };
     for (int round = 0; round < ROUNDS; round++) {
         name_list l = sentinel_names(fns, consts, nconsts, scratch);
-        const char *const *names = l.names;
-        const size_t *lens = l.lens;
-        size_t count = l.count;
-        if (count == 0)
+        if (l.count == 0)
             return;
         bool changed = false;
         for (size_t i = 0; i < fns->n; i++) {
@@ -382,7 +379,7 @@ static void propagate_sentinels(fn_vec *fns, const py_export *consts, size_t nco
             lexer lx;
             py_lex_init(&lx, f->start, (size_t)(f->end - f->start));
             for (lex_kind k; !f->f.sentinel && (k = py_lex_next(&lx)) != LEX_END;)
-                if (k == LEX_WORD && names_in(lx.tok, lx.len, names, lens, count))
+                if (k == LEX_WORD && names_in(lx.tok, lx.len, l.names, l.lens, l.count))
                     f->f.sentinel = changed = true;
         }
         if (!changed)

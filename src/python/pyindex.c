@@ -238,6 +238,9 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
         if (k == LEX_COMMENT)
             continue;
         if (lx.at_line_start && depth == 0) {
+            if (pending.orig && cur)   /* the block's last token: its use, not the next block's */
+                fn_use(cur, pending.orig, pending.module);
+            pending.orig = NULL;
             if (cur)
                 cur->end = lx.tok;
             cur = NULL;

@@ -280,6 +280,8 @@ START_TEST(function_index)
                       "import torch\n"
                       "LIMIT = 3\n"
                       "def plain(x):\n    return x.contiguous()\n"
+                      "def last(k):\n    return GAIN\n"
+                      "def after(k):\n    return k\n"
                       "def fill(k, dtype):\n    return torch.full_like(k, MASK, dtype=dtype)\n"
                       "def outer(k):\n    return fill(k, k.dtype)\n"
                       "def ids(adapter_ids, d):\n    return adapter_ids.to(d)\n"
@@ -287,11 +289,11 @@ START_TEST(function_index)
                       "async def neg(x):\n    return x - 1e9\n"
                       "class C:\n    def method(self):\n        return -1e9\n";
     const py_exports *ex = py_index_source(NULL, src, strlen(src), a);
-    ck_assert_uint_eq(ex->nfn, 7);  /* sorted: C fill ids kern neg outer plain; no method */
+    ck_assert_uint_eq(ex->nfn, 9);  /* sorted: C after fill ids kern last neg outer plain; no method */
     const py_func_export *f = py_exported_function(ex, "fill");
     ck_assert(f && !f->sentinel && f->nuses == 1);
     ck_assert_str_eq(f->uses[0], "NEG");  /* the imported spelling of the alias */
-    ck_assert_uint_eq(f->line, 6);
+    ck_assert_uint_eq(f->line, 10);
     ck_assert(strncmp(src + f->start, "def fill", 8) == 0 && strncmp(src + f->end, "def outer", 9) == 0);
     f = py_exported_function(ex, "outer");
     ck_assert(f && f->ncalls == 1 && strcmp(f->calls[0], "fill") == 0);
@@ -304,6 +306,10 @@ START_TEST(function_index)
     ck_assert(f && f->sentinel && !f->kernel);
     f = py_exported_function(ex, "plain");
     ck_assert(f && !f->sentinel && f->nuses == 0);
+    f = py_exported_function(ex, "last");   /* a block's last token is its use, not the next's */
+    ck_assert(f && f->nuses == 1 && strcmp(f->uses[0], "GAIN") == 0);
+    f = py_exported_function(ex, "after");
+    ck_assert(f && f->nuses == 0);
     ck_assert(!py_exported_function(ex, "method"));
     f = py_exported_function(ex, "C");  /* a class: its extent, never the sentinel flag */
     ck_assert(f && f->is_class && !f->sentinel && !f->kernel && f->nuses == 0);

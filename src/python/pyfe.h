@@ -218,9 +218,9 @@ typedef struct py_func_export {
                      * as one) */
     bool kernel;    /* decorated @triton.jit / @triton.autotune / @...jit: a kernel, not torch code */
     bool is_class;  /* a top-level `class NAME`: its methods are followed on objects a caller builds.
-                     * A class never has the sentinel flag (nor uses): one -inf in one of a large
-                     * class's methods would make every importer a candidate; what a class makes
-                     * of a caller's values still counts (store) */
+                     * A class never has the sentinel flag: one -inf in one of a large class's
+                     * methods would make every importer a candidate; what a class makes of a
+                     * caller's values still counts (store) */
     bool own_sentinel;  /* a class whose class-level statements or initialisers spell a sentinel
                          * (or name a sentinel constant or function of its file, or a member that
                          * does): its objects are built with the caller's arguments and every method
@@ -233,7 +233,9 @@ typedef struct py_func_export {
     uint16_t sentinel_members_at;
     const char *const *uses;  /* names it uses that its file imports with `from M import`, by their
                                * imported spelling, or same-file functions that do (at most 8; only
-                               * if not already a sentinel) */
+                               * if not already a sentinel). A class's are the imported names its
+                               * text uses as values (not called, subscripted or annotated with,
+                               * nor as a base; not if own_sentinel): py_link_class_follows */
     const char *const *use_modules;  /* for each use: the module M as written (".masks"), or NULL
                                       * for a function of the same file */
     size_t nuses;
@@ -299,6 +301,11 @@ bool py_link_is_sentinel_function(const py_link *l, const char *s, size_t n);
 /* Does some scanned file export a function or class called s[0..n) whose text stores (its store
  * flag)? l may be NULL. */
 bool py_link_is_store_function(const py_link *l, const char *s, size_t n);
+/* Is a call on an object of the exported class c (file ix) worth following though the object was
+ * built with nothing that could become a fact: member `method` (NULL: the construction) spells a
+ * sentinel (py_class_member_spells), or the class names an imported constant that is a mask-like
+ * sentinel of the module it comes from (then every member is followed)? */
+bool py_link_class_follows(const py_link *l, const fe_file_index *ix, const py_func_export *c, const char *method);
 /* Does function f of the indexed file ix spell a sentinel, counting the names it imports (a
  * sentinel constant or sentinel function of another file, through a bounded number of rounds)? */
 bool py_link_function_sentinel(const py_link *l, const fe_file_index *ix, const py_func_export *f);

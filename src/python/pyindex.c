@@ -49,7 +49,9 @@ typedef struct import_set {
     size_t local_len[IMPORT_SLOTS];
     const char *orig[IMPORT_SLOTS];
     const char *module[IMPORT_SLOTS];
-    size_t n;
+    bool type[IMPORT_SLOTS];   /* called, subclassed or an annotation somewhere: no constant */
+    uint16_t typed[IMPORT_SLOTS];   /* the slots with type set, ntyped of them */
+    size_t n, ntyped;
 } import_set;
 
 static size_t import_slot(const import_set *im, const char *s, size_t n)
@@ -71,6 +73,34 @@ static void import_add(import_set *im, kv_arena *a, const char *local, size_t n,
     im->local_len[i] = n;
     im->orig[i] = orig;
     im->module[i] = module;
+}
+
+/* Name n of the file's imports is called, a base class, an annotation or a decorator somewhere:
+ * a callable or a type, no constant. */
+static void import_mark_type(import_set *im, const char *s, size_t n)
+{
+    size_t i = im->n ? import_slot(im, s, n) : 0;
+    if (im->n && im->local[i] && !im->type[i])
+        im->type[i] = true, im->typed[im->ntyped++] = (uint16_t)i;
+}
+
+/* A class's uses are the imported constants its text names (py_link_class_follows): a name the
+ * file uses as a callable or a type is none, so it is dropped. */
+static void drop_type_uses(fn_vec *fns, const import_set *im)
+{
+    for (size_t i = 0; i < fns->n; i++) {
+        fn_extent *c = &fns->v[i];
+        size_t n = 0;
+        for (size_t u = 0; c->f.is_class && u < c->nuses; u++) {
+            bool type = false;
+            for (size_t j = 0; j < im->ntyped && !type; j++)
+                type = im->orig[im->typed[j]] == c->uses[u] && im->module[im->typed[j]] == c->use_modules[u];
+            if (!type)
+                c->uses[n] = c->uses[u], c->use_modules[n++] = c->use_modules[u];
+        }
+        if (c->f.is_class)
+            c->nuses = n;
+    }
 }
 
 static const char *import_find(const import_set *im, const char *s, size_t n, const char **module)
@@ -215,7 +245,49 @@ static bool member_sentinel_token(lex_kind k, const char *s, size_t n, bool afte
 typedef struct pending_use {
     const char *orig, *module;
     bool dot;   /* the '.' after it was read */
+    bool type;  /* read in a class header or after ':', '->' or '@' on its line: a base class, an
+                 * annotation, a decorator */
 } pending_use;
+
+/* The imported name just read is used bare (called, passed on, assigned) by function f; in a class
+ * only as a value (not called or subscripted: call_next, no base class or annotation: its uses are
+ * the constants it names). */
+static void use_pending(fn_extent *f, pending_use *p, bool call_next)
+{
+    if (p->orig && f && !(f->f.is_class && (p->type || call_next)))
+        fn_use(f, p->orig, p->module);
+    p->orig = NULL;
+}
+
+/* A token of a top-level block (cur) after the first: its flags, and the imported names it uses
+ * (`name`, `name.attr`; in a class decided by the next token, pending). */
+static void block_token(const py_state *st, const lexer *lx, lex_kind k, char prev, bool class_header,
+                        import_set *im, kv_arena *scratch, fn_extent *cur, pending_use *pending)
+{
+    cur->f.sentinel |= !cur->f.is_class && py_token_is_sentinel(k, lx->tok, lx->len);
+    cur->class_spells |= cur->f.is_class && member_sentinel_token(k, lx->tok, lx->len, prev == '-');
+    cur->f.store |= k == LEX_WORD && py_is_sink_word(st, lx->tok, lx->len);
+    if (pending->orig && k == LEX_WORD && prev == '.' && pending->dot) {
+        /* masks.make_mask: the use is make_mask of the module `from M import masks` names */
+        size_t ml = pending->module ? strlen(pending->module) : 0;
+        const char *sub = pending->module ? arena_printf(scratch, "%s%s%s", pending->module,
+                                                         ml && pending->module[ml - 1] == '.' ? "" : ".", pending->orig)
+                                          : NULL;
+        const char *attr = arena_strndup(scratch, lx->tok, lx->len);
+        if (cur->f.is_class)   /* decided by the next token, as a bare name is */
+            *pending = (pending_use){ attr, sub, false, pending->type || class_header };
+        else
+            fn_use(cur, attr, sub), pending->orig = NULL;
+        return;
+    }
+    const char *module = NULL;
+    const char *orig = k == LEX_WORD && prev != '.' ? import_find(im, lx->tok, lx->len, &module) : NULL;
+    bool type = class_header || (!lx->fresh_line && (prev == ':' || prev == '>' || prev == '@'));
+    if (orig && type)
+        import_mark_type(im, lx->tok, lx->len);
+    if (orig)
+        *pending = (pending_use){ orig, module, false, type };
+}
 
 /* The top-level functions of a file with the flags of their own text and the imported names they
  * use, and the byte ranges of its prologue statements. */
@@ -232,15 +304,14 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
     const char *word = NULL;  /* the previous token, if a word not after '.' */
     size_t word_len = 0;
     const char *stmt = NULL;  /* the prologue statement being read */
-    pending_use pending = { NULL, NULL, false };  /* an imported name just read, maybe `name.attr` */
+    pending_use pending = { NULL, NULL, false, false };  /* an imported name just read, maybe `name.attr` */
+    bool class_header = false;   /* from `class` to its `:` */
     bool decorating = false, jit = false;  /* in a column-0 decorator; one of them names a kernel compiler */
     for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
         if (k == LEX_COMMENT)
             continue;
         if (lx.at_line_start && depth == 0) {
-            if (pending.orig && cur)   /* the block's last token: its use, not the next block's */
-                fn_use(cur, pending.orig, pending.module);
-            pending.orig = NULL;
+            use_pending(cur, &pending, false);   /* the block's last token: its use, not the next block's */
             if (cur)
                 cur->end = lx.tok;
             cur = NULL;
@@ -259,16 +330,17 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
             }
         }
         if (pending.orig && cur && !(k == LEX_PUNCT && *lx.tok == '.' && !pending.dot)
-            && !(k == LEX_WORD && prev == '.' && pending.dot)) {
-            fn_use(cur, pending.orig, pending.module);   /* used bare: called, passed on, assigned */
-            pending.orig = NULL;
-        }
+            && !(k == LEX_WORD && prev == '.' && pending.dot))
+            use_pending(cur, &pending, k == LEX_PUNCT && (*lx.tok == '(' || *lx.tok == '['));
         if (k == LEX_PUNCT && *lx.tok == '.' && pending.orig)
             pending.dot = true;
         if (k == LEX_PUNCT) {
             prev = *lx.tok;
+            if (prev == '(' && word)
+                import_mark_type(im, word, word_len);
             if (prev == '(' && cur && word)  /* name(: maybe a function of this file */
                 fn_call(cur, word, word_len, scratch);
+            class_header = class_header && !(prev == ':' && depth == 0);
             word = NULL;
             if (strchr("([{", prev))
                 depth++;
@@ -304,33 +376,19 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
                              NULL, lx.len, start, data + len, { NULL }, { NULL }, 0, { NULL }, 0, false };
             ARENA_PUSH(scratch, *out, fe);
             cur = &out->v[out->n - 1];
+            class_header = class_here;
             prev = 0;
             jit = false;
             continue;
         }
         if (cur) {
             cur->f.start = (uint32_t)(cur->start - data);
-            cur->f.sentinel |= !cur->f.is_class && py_token_is_sentinel(k, lx.tok, lx.len);
-            cur->class_spells |= cur->f.is_class && member_sentinel_token(k, lx.tok, lx.len, prev == '-');
-            cur->f.store |= k == LEX_WORD && py_is_sink_word(st, lx.tok, lx.len);
-            if (pending.orig && k == LEX_WORD && prev == '.' && pending.dot) {
-                /* masks.make_mask: the use is make_mask of the module `from M import masks` names */
-                size_t ml = pending.module ? strlen(pending.module) : 0;
-                const char *sub = pending.module ? arena_printf(scratch, "%s%s%s", pending.module,
-                                                                ml && pending.module[ml - 1] == '.' ? "" : ".", pending.orig)
-                                                 : NULL;
-                fn_use(cur, arena_strndup(scratch, lx.tok, lx.len), sub);
-                pending.orig = NULL;
-            }
-            const char *module = NULL;
-            const char *orig = k == LEX_WORD && prev != '.' ? import_find(im, lx.tok, lx.len, &module) : NULL;
-            if (orig)
-                pending = (pending_use){ orig, module, false };
+            block_token(st, &lx, k, prev, class_header, im, scratch, cur, &pending);
         }
         prev = 0;
     }
-    if (pending.orig && cur)
-        fn_use(cur, pending.orig, pending.module);
+    use_pending(cur, &pending, false);
+    drop_type_uses(out, im);
     if (stmt)
         prologue_add(prologue, scratch, (uint32_t)(stmt - data), (uint32_t)len);
 }
@@ -610,7 +668,7 @@ static void export_functions(fn_vec *fns, const char *data, kv_arena *arena, py_
                 }
         v[i].calls = calls;
         v[i].ncalls = nc;
-        if (f->nuses && !f->f.sentinel && !f->f.is_class) {
+        if (f->nuses && !f->f.sentinel && !f->f.own_sentinel) {   /* a class's: the constants it names */
             const char **u = arena_alloc(arena, f->nuses * sizeof *u);
             const char **um = arena_alloc(arena, f->nuses * sizeof *um);
             for (size_t j = 0; j < f->nuses; j++) {

@@ -18,6 +18,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "python/pyfe.h"
@@ -114,7 +115,7 @@ static void add_names(const py_exports *ex, link_name *v, size_t *n)
         if (ex->v[k].sentinel)
             v[(*n)++] = (link_name){ ex->v[k].name, true, false };
     for (size_t k = 0; k < ex->nfn; k++)
-        if (ex->fn[k].sentinel || ex->fn[k].store || ex->fn[k].nuses)
+        if (ex->fn[k].sentinel || ex->fn[k].store || (ex->fn[k].nuses && !ex->fn[k].is_class))
             v[(*n)++] = (link_name){ ex->fn[k].name, ex->fn[k].sentinel, ex->fn[k].store };
 }
 
@@ -190,7 +191,7 @@ static void propagate_imports(struct py_link_names *l, const py_link *pl, kv_are
             for (size_t k = 0; ex && k < ex->nfn; k++) {
                 const py_func_export *f = &ex->fn[k];
                 next[i][k] = via[i][k];
-                if (f->sentinel || via[i][k])
+                if (f->sentinel || via[i][k] || f->is_class)   /* a class's uses: py_link_class_follows */
                     continue;
                 for (size_t u = 0; u < f->nuses && !next[i][k]; u++)
                     if (use_is_sentinel(l, pl, via, i, f->uses[u], f->use_modules ? f->use_modules[u] : NULL))
@@ -210,6 +211,38 @@ static void propagate_imports(struct py_link_names *l, const py_link *pl, kv_are
                 }
         }
     }
+}
+
+/* A constant of the module that is a mask-like sentinel: an infinity, a value <= -1e4, or one of
+ * magnitude >= 1e4 written as a float (`NEG = -1e9`, `FILL = 1e30`; `MAX_TOKENS = 16384` is a
+ * size). A class naming an imported sentinel function is not followed for it: that flag counts
+ * sizes too, and would follow every layer of vLLM calling one. */
+static bool module_const_mask_like(const py_link *pl, const char *module, const char *name)
+{
+    size_t nm, n = strlen(name);
+    const py_module *m = py_link_modules_of(pl, module, &nm);
+    for (size_t k = 0; k < nm; k++)
+        for (size_t j = 0; m[k].exports && j < m[k].exports->n; j++) {
+            const py_export *x = &m[k].exports->v[j];
+            if (!x->sentinel || strlen(x->name) != n || memcmp(x->name, name, n) != 0)
+                continue;
+            bool hex = x->text && strstr(x->text, "0x");
+            bool float_spelt = x->text && !hex && strpbrk(x->text, ".eE");
+            if (isinf(x->value) || x->value <= -PY_SENTINEL_MAGNITUDE || float_spelt)
+                return true;
+        }
+    return false;
+}
+
+bool py_link_class_follows(const py_link *link, const fe_file_index *ix, const py_func_export *c, const char *method)
+{
+    const py_exports *ex = ix->exports;
+    if (method ? py_class_member_spells(ex, c, method) : c->own_sentinel)
+        return true;
+    for (size_t u = 0; link && u < c->nuses; u++)
+        if (c->use_modules && c->use_modules[u] && module_const_mask_like(link, c->use_modules[u], c->uses[u]))
+            return true;
+    return false;
 }
 
 bool py_link_function_sentinel(const py_link *link, const fe_file_index *ix, const py_func_export *f)

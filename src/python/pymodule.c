@@ -478,7 +478,7 @@ bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g,
     if (f->kernel)
         return false;
     bool worth = py_link_function_sentinel(e->ctx->link, ix, f) || args_carry_values(g, !f->is_class)
-                 || (f->is_class && (method ? py_class_member_spells(ix->exports, f, method) : f->own_sentinel));
+                 || (f->is_class && py_link_class_follows(e->ctx->link, ix, f, method));
     if (f->is_class && !method && !worth) {
         *out = pe_lazy_instance(e, origin);
         return true;
@@ -499,7 +499,7 @@ bool pe_call_module_method(pe_ctx *e, const aval *recv, const char *method, cons
     const fe_file_index *ix = NULL;
     const py_func_export *f;
     if (!dot || !(f = resolve(e, recv->str, dot, &ix)) || !f->is_class
-        || !(py_class_member_spells(ix->exports, f, method) || args_carry_values(g, false)))
+        || !(py_link_class_follows(e->ctx->link, ix, f, method) || args_carry_values(g, false)))
         return false;
     pe_ctx *m;
     const aval *cv = definition(e, ix, f, &m);

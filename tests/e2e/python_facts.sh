@@ -161,6 +161,9 @@ expect_query "interproc: dict literals read by listed string keys; other keys an
 expect_query "interproc: objects of imported classes, and subclasses inheriting their methods (self, super(), objects; not where overridden), store the caller's values, placed in the class" interproc \
     '[(s["line"], [(v["origin"]["path"], v["origin"]["line"], v["text"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/pools.py"]' \
     "[(14, [('interproc/pkg/objects.py', 13, '-1e9')]), (25, [('interproc/pkg/objects.py', 18, 'float(\"-inf\")')]), (40, [('interproc/pkg/objects.py', 23, 'torch.finfo(k.dtype).min')]), (25, [('interproc/pkg/subclasses.py', 11, '-1e9')]), (25, [('interproc/pkg/subclasses.py', 12, 'float(\"-inf\")')]), (25, [('interproc/pkg/subclasses.py', 24, '-3e4')]), (25, [('interproc/pkg/subclasses.py', 25, '-4e4')])]"
+expect_query "interproc: an imported class naming a constant of a third file (a method, through another member, an initialiser, module.NAME) is followed though built with nothing" interproc \
+    '[(s["line"], [(v["origin"]["path"], v["origin"]["line"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/own_sentinels.py" and s["line"] >= 25]' \
+    "[(25, [('interproc/pkg/consts.py', 1)]), (26, [('interproc/pkg/consts.py', 1)]), (27, [('interproc/pkg/consts.py', 1)])]"
 expect_query "interproc: an imported helper stores the caller's value, placed in the helper" interproc \
     '[(s["path"], s["line"], [(v["origin"]["path"], v["origin"]["line"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/cache_ops.py"]' \
     "[('interproc/pkg/cache_ops.py', 7, [('interproc/pkg/writer.py', 11)])]"

@@ -370,6 +370,56 @@ START_TEST(index_class_members)
 }
 END_TEST
 
+START_TEST(link_class_constants)
+{
+    kv_arena *a = arena_new();
+    static const char *const paths[] = { "a/pkg/consts.py", "a/pkg/types.py", "a/pkg/maskers.py" };
+    static const char *const srcs[] = {
+        "NEG = -1e9\nBLOCK = 16384\nINF = float('-inf')\n",
+        "class Cfg:\n    pass\nclass Base:\n    pass\ndef deco(f):\n    return f\n",
+        "from .consts import NEG, BLOCK, INF\n"
+        "from .types import Cfg, Base, deco\n"
+        "from . import consts\n"
+        "class Fill(Base):\n"
+        "    @deco\n"
+        "    def fill(self, k, m: Cfg) -> Cfg:\n"
+        "        return k.masked_fill(m, NEG)\n"
+        "class Sized:\n"
+        "    def pad(self, k):\n"
+        "        return F.pad(k, (0, BLOCK))\n"
+        "class Typed(Base):\n"
+        "    def run(self, k: Cfg):\n"
+        "        return Cfg(k)\n"
+        "class InitInf:\n"
+        "    def __init__(self):\n"
+        "        self.v = INF\n"
+        "class Qualified:\n"
+        "    def get(self, k, m):\n"
+        "        return k.masked_fill(m, consts.NEG)\n" };
+    enum { N = 3 };
+    fe_file_index ix[N];
+    for (size_t i = 0; i < N; i++)
+        ix[i] = (fe_file_index){ paths[i], py_index_source(NULL, srcs[i], strlen(srcs[i]), a) };
+    const py_link *l = py_link_indexes(ix, N, a);
+    const py_exports *ex = ix[2].exports;
+    /* a class's uses are the imported names its text uses as values: no base, decorator,
+     * annotation or called name */
+    const py_func_export *c = py_exported_function(ex, "Fill");
+    ck_assert(c && c->is_class && c->nuses == 1 && strcmp(c->uses[0], "NEG") == 0);
+    ck_assert(py_link_class_follows(l, &ix[2], c, "fill") && py_link_class_follows(l, &ix[2], c, NULL));
+    c = py_exported_function(ex, "Sized");   /* 16384 is a size: not followed for it */
+    ck_assert(c && c->nuses == 1 && !py_link_class_follows(l, &ix[2], c, "pad"));
+    c = py_exported_function(ex, "Typed");
+    ck_assert(c && c->nuses == 0 && !py_link_class_follows(l, &ix[2], c, "run"));
+    c = py_exported_function(ex, "InitInf");
+    ck_assert(c && c->nuses == 1 && py_link_class_follows(l, &ix[2], c, NULL));
+    c = py_exported_function(ex, "Qualified");   /* consts.NEG: NEG of the module consts */
+    ck_assert(c && py_link_class_follows(l, &ix[2], c, "get"));
+    ck_assert(!py_link_class_follows(NULL, &ix[2], py_exported_function(ex, "Fill"), "fill"));
+    arena_free(a);
+}
+END_TEST
+
 START_TEST(link_modules)
 {
     kv_arena *a = arena_new();
@@ -1011,6 +1061,7 @@ static Suite *python_suite(void)
     tcase_add_test(t, function_index);
     tcase_add_test(t, index_class_members);
     tcase_add_test(t, link_modules);
+    tcase_add_test(t, link_class_constants);
     tcase_add_test(t, prefilter_words);
     tcase_add_test(t, prefilter_imports);
     tcase_add_test(t, module_cache);

@@ -5,8 +5,10 @@
  * computed once, and each level (a .gitignore's folder, "" for the top and for info/exclude)
  * keeps its folder relative to the top. A level is pushed when the walk enters its folder and
  * popped when it leaves, so a folder's patterns apply to its subtree only. Patterns that are a
- * plain name or `*` + a plain suffix (most of a Python .gitignore) are compared without the
- * automaton. git runs at most once per walk, and only when a pattern ignores something.
+ * plain name, `*` + a plain suffix or a plain path (most of a Python .gitignore) are compared
+ * without the automaton, and the others' literal start first (`cmake-build-` of
+ * `cmake-build-*`, a path's folders before a wildcard). git runs at most once per walk, and only when a pattern
+ * ignores something.
  */
 #include "scan/gitignore.h"
 
@@ -22,12 +24,13 @@
 
 enum { GITIGNORE_MAX_BYTES = 1 << 20, MAX_LEVELS = 160 };
 
-typedef enum pat_kind { P_NAME, P_SUFFIX, P_GLOB } pat_kind;
+typedef enum pat_kind { P_NAME, P_SUFFIX, P_PATH, P_GLOB } pat_kind;
 
 typedef struct pattern {
     const char *text;     /* the glob (leading '/' and trailing '/' removed), or the name/suffix */
     pat_kind kind;
     bool negate, dir_only, anchored;
+    size_t lit;           /* P_GLOB: the bytes before its first wildcard, class or escape */
 } pattern;
 
 typedef struct level {
@@ -89,6 +92,9 @@ static bool parse_line(kv_arena *a, char *line, pattern *p)
         p->kind = P_NAME;
     else if (!p->anchored && line[0] == '*' && line[1] && !has_magic(line + 1))
         p->kind = P_SUFFIX, line++;
+    else if (!has_magic(line))
+        p->kind = P_PATH;
+    p->lit = strcspn(line, "*?[\\");
     p->text = arena_strdup(a, line);
     return true;
 }
@@ -133,7 +139,11 @@ static bool pattern_hits(const pattern *p, const char *rel, const char *base, bo
         size_t bl = strlen(base), sl = strlen(p->text);
         return bl >= sl && strcmp(base + bl - sl, p->text) == 0;
     }
-    case P_GLOB: return kv_glob_match_git(p->text, p->anchored ? rel : base);
+    case P_PATH: return strcmp(p->text, rel) == 0;
+    case P_GLOB: {
+        const char *s = p->anchored ? rel : base;   /* the whole of it must match: so must the start */
+        return strncmp(s, p->text, p->lit) == 0 && kv_glob_match_git(p->text, s);
+    }
     }
     return false;
 }

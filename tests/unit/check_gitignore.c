@@ -84,6 +84,8 @@ static const char *const files[] = {
     "src/sub/deep/local.py", "src/sub/deep/keep.py", "anchored.py", "src/anchored.py", "only_dir",
     "only_dir2/f", "x/vllm_flash_attn/a.py", "x/vllm_flash_attn/__init__.py", "cls1.txt", "cls9.txt",
     "excluded_by_info.py", "sub2/excluded_by_info.py", "a/b/c/d.py", "a/d.py", "esc/*star", "esc/plain",
+    "docs/plain/file.md", "docs/plain/file.mdx", "x/docs/plain/file.md", "rooted_plain.txt", "z/rooted_plain.txt",
+    "cmake-build-debug/x.py", "src/cmake-build-rel/y.py", "cmake-buil/z.py", "esc/plain2",
 };
 
 static const char top_gitignore[] =
@@ -109,6 +111,10 @@ static const char top_gitignore[] =
     "cls[0-5].txt\n"
     "a/**/d.py\n"
     "esc/\\*star\n"
+    "docs/plain/file.md\n"       /* a plain path: compared as a string */
+    "/rooted_plain.txt\n"
+    "cmake-build-*\n"            /* a literal start, then the automaton */
+    "esc/plain\\2\n"
     "   \n"
     "trailing_spaces.py   \n";
 
@@ -203,6 +209,11 @@ START_TEST(walk_agrees_with_git_check_ignore)
     ck_assert(in_list(&walked, "src/anchored.py"));
     ck_assert(!in_list(&walked, "anchored.py"));
     ck_assert(!in_list(&walked, "excluded_by_info.py"));
+    ck_assert(!in_list(&walked, "docs/plain/file.md") && in_list(&walked, "docs/plain/file.mdx"));
+    ck_assert(in_list(&walked, "x/docs/plain/file.md"));   /* a path with a '/' is anchored */
+    ck_assert(!in_list(&walked, "rooted_plain.txt") && in_list(&walked, "z/rooted_plain.txt"));
+    ck_assert(!in_list(&walked, "cmake-build-debug/x.py") && !in_list(&walked, "src/cmake-build-rel/y.py"));
+    ck_assert(in_list(&walked, "cmake-buil/z.py") && !in_list(&walked, "esc/plain2"));
 
     /* from a subfolder: the .gitignore files above it apply */
     fs_list sub = { 0 };

@@ -193,6 +193,149 @@ void scope_plan(run_scope *s, char *const *paths, size_t npaths, const kv_projec
     collect(s, p, !code, !named_configs);
 }
 
+/* ---- the modules named code imports (indexed only) ---- */
+
+enum { IMPORT_LEVELS = 2, MAX_IMPORTED = 128, MAX_ROOTS = 32 };
+
+/* Folders a rooted import of `dir`'s file is tried under, nearest first: dir and each folder
+ * above it up to the project root (a script's own folder, a `src/` layout, the root itself). */
+static size_t roots_of(const char *canon_root, const char *dir, char **out)
+{
+    size_t n = 0;
+    char *d = fs_normalize(dir);
+    while (n < MAX_ROOTS) {
+        out[n++] = d;
+        char *real = fs_canonical(d);
+        bool last = !strcmp(real, canon_root) || !strcmp(real, "/") || strncmp(real, canon_root, strlen(canon_root)) != 0;
+        free(real);
+        if (last)
+            break;
+        char *up = fs_join(d, "..");
+        d = fs_normalize(up);
+        free(up);
+    }
+    return n;
+}
+
+/* Is path an existing file of front end fe under the root? Then it is taken into the context
+ * unless named or taken before. */
+static bool take_import(run_scope *s, const char *canon_root, const frontend *fe, const char *path)
+{
+    const char *lang = NULL;
+    if (kv_frontend_for(path, &lang) != fe || !is_regular(path))
+        return false;
+    char *real = fs_canonical(path);
+    size_t rl = strlen(canon_root);
+    bool inside = !strncmp(real, canon_root, rl) && (real[rl] == '/' || !strcmp(canon_root, "/"));
+    free(real);
+    if (!inside)
+        return false;
+    if (given_base(s, path) && is_given(s, path))
+        return true;
+    for (size_t i = 0; i < s->context.n; i++)
+        if (!strcmp(s->context.paths[i], path))
+            return true;
+    s->context.paths = xgrow(s->context.paths, &s->context.cap, s->context.n + 1, sizeof *s->context.paths);
+    s->context.paths[s->context.n++] = xstrdup(path);
+    return true;
+}
+
+/* Folders seen while one file's imports are tried: most candidates share one (`M/a.py`,
+ * `M/b.py`; an external package's under each root), so each is looked up once. */
+typedef struct dir_cache {
+    char *dir[64];
+    bool exists[64];
+    size_t n;
+} dir_cache;
+
+static bool folder_exists(dir_cache *c, const char *path)
+{
+    char *dir = fs_dir_of(path);
+    for (size_t i = 0; i < c->n; i++)
+        if (!strcmp(c->dir[i], dir)) {
+            free(dir);
+            return c->exists[i];
+        }
+    bool e = fs_is_dir(dir);
+    if (c->n < sizeof c->dir / sizeof *c->dir) {
+        c->dir[c->n] = dir;
+        c->exists[c->n++] = e;
+    } else {
+        free(dir);
+    }
+    return e;
+}
+
+/* The files one file (data) imports that exist, into the context. */
+static void imports_of(run_scope *s, const char *canon_root, const char *path, const char *data, size_t len)
+{
+    const char *lang = NULL;
+    const frontend *fe = kv_frontend_for(path, &lang);
+    if (!fe || !fe->imports || s->context.n >= MAX_IMPORTED)
+        return;
+    kv_arena *tmp = arena_new();
+    fe_source src = { .path = path, .data = data, .len = len, .lang = lang };
+    const fe_import *v;
+    size_t n = fe->imports(&src, tmp, &v);
+    char *dir = fs_dir_of(path);
+    char *roots[MAX_ROOTS];
+    size_t nroots = roots_of(canon_root, dir, roots);
+    dir_cache dirs = { .n = 0 };
+    for (size_t i = 0; i < n && s->context.n < MAX_IMPORTED; i++)
+        for (size_t r = 0; r < (v[i].rooted ? nroots : 1); r++) {
+            char *joined = fs_join(v[i].rooted ? roots[r] : dir, v[i].path);
+            char *c = fs_normalize(joined);
+            bool found = folder_exists(&dirs, c) && take_import(s, canon_root, fe, c);
+            free(joined);
+            free(c);
+            if (found)
+                break;   /* the nearest root that has it */
+        }
+    for (size_t r = 0; r < nroots; r++)
+        free(roots[r]);
+    for (size_t i = 0; i < dirs.n; i++)
+        free(dirs.dir[i]);
+    free(dir);
+    arena_free(tmp);
+}
+
+static void read_imports(run_scope *s, const char *canon_root, const char *path, size_t limit)
+{
+    char *data = NULL;
+    size_t len = 0;
+    const char *err = NULL;
+    if (s->context.n >= MAX_IMPORTED)
+        return;
+    if (fs_read_file(path, limit, &data, &len, &err) == FS_OK && data && !fs_looks_binary(data, len))
+        imports_of(s, canon_root, path, data, len);
+    free(data);
+}
+
+void scope_add_imports(run_scope *s, char *const *paths, size_t npaths, const kv_project *p, const char *stdin_name,
+                       const char *stdin_data, size_t stdin_len)
+{
+    if (!s->focused || !s->root)
+        return;
+    enum { DEFAULT_MAX_FILE = 8 << 20 };
+    size_t limit = p->max_file_size ? p->max_file_size : DEFAULT_MAX_FILE;
+    char *canon_root = fs_canonical(s->root);
+    for (size_t i = 0; i < npaths; i++)
+        if (stdin_name && !strcmp(paths[i], stdin_name))
+            imports_of(s, canon_root, paths[i], stdin_data, stdin_data ? stdin_len : 0);
+        else
+            read_imports(s, canon_root, paths[i], limit);
+    /* each further level: the imports of the files the previous one took (the last level's
+     * files are indexed, their own imports not read) */
+    for (size_t level = 1, begin = 0, end = s->context.n; level < IMPORT_LEVELS; level++) {
+        for (size_t i = begin; i < end; i++)
+            read_imports(s, canon_root, s->context.paths[i], limit);
+        begin = end;
+        end = s->context.n;
+    }
+    free(canon_root);
+    fs_list_sort_unique(&s->context);
+}
+
 static bool loc_given(const run_scope *s, const kv_loc *l)
 {
     return l->path && is_given(s, l->path);
@@ -246,6 +389,7 @@ void scope_free(run_scope *s)
         free(s->given[i]);
     free(s->given);
     fs_list_free(&s->extra);
+    fs_list_free(&s->context);
     free(s->root);
     memset(s, 0, sizeof *s);
 }

@@ -11,6 +11,10 @@
  *  - deployments and checkpoints: with a `.kvlint.yaml`, its `deployments:` globs (the scanner
  *    reads those) and `model_config:` globs; without one, every config file under the git top;
  *    none when the command line names them (--config, --model-config);
+ *  - code named: the modules it imports (Python: `from M import ...`, `import M` at top level)
+ *    that are files under the project root, and the modules those import, are indexed (not
+ *    analysed), so that a helper, a class or a constant of a sibling module is followed as in a
+ *    run on the whole tree (at most 128 files);
  *  - only findings with a location (primary, note, dtype or range declaration, flow step) in a
  *    named file are reported, and only the named files' diagnostics are printed.
  * It does not decide anything for directory arguments: `kvlint check .` reads what it is given.
@@ -29,6 +33,7 @@ typedef struct run_scope {
     char **given;          /* realpaths of the named files, sorted */
     size_t ngiven;
     fs_list extra;         /* files read in addition (sorted) */
+    fs_list context;       /* files indexed only: the modules named code imports (sorted) */
     char *root;            /* where the extras were found, or NULL */
 } run_scope;
 
@@ -37,6 +42,10 @@ typedef struct run_scope {
  * stdin_name: the path among paths that is read from standard input (need not exist), or NULL. */
 void scope_plan(run_scope *s, char *const *paths, size_t npaths, const kv_project *p, bool named_configs,
                 const char *stdin_name);
+/* After scope_plan: the modules the named code files import, two levels deep, into s->context.
+ * stdin_name's bytes are stdin_data (NULL: none). */
+void scope_add_imports(run_scope *s, char *const *paths, size_t npaths, const kv_project *p, const char *stdin_name,
+                       const char *stdin_data, size_t stdin_len);
 /* Whether f has a location in a named file (always true for an unfocused run). */
 bool scope_involves(const run_scope *s, const finding *f);
 /* scope_involves as an eval_options.keep callback (arg: the run_scope). */

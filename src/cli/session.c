@@ -239,8 +239,11 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
     exclude_outputs(s->project, o);
     if (o->stdin_name)
         read_stdin(s, o);
-    if (o->focus)
+    if (o->focus) {
         scope_plan(&s->scope, paths, npaths, s->project, o->nconfigs || o->model_config, o->stdin_name);
+        scope_add_imports(&s->scope, paths, npaths, s->project, o->stdin_name,
+                          s->stdin_file.status == FS_OK ? s->stdin_file.data : NULL, s->stdin_file.len);
+    }
     size_t nextra = o->nconfigs + (o->model_config ? 1 : 0) + s->scope.extra.n;
     const char **extra = xcalloc(nextra ? nextra : 1, sizeof *extra);
     for (size_t i = 0; i < o->nconfigs; i++)
@@ -256,6 +259,8 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
         .max_file_size = o->max_file_size,
         .extra_files = extra,
         .nextra = nextra,
+        .index_only = (const char *const *)s->scope.context.paths,
+        .nindex_only = s->scope.context.n,
         .with_deployments = true,
         .compile_commands = o->compile_commands ? o->compile_commands : s->project->compile_commands,
         .stdin_file = o->stdin_name ? &s->stdin_file : NULL,

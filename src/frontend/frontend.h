@@ -26,6 +26,10 @@
  * then sees all indexes of its own front end through fe_context, read-only. Optional `link` runs
  * once between the two passes, on one thread, and builds the run-wide lookup tables analyze() uses
  * over those indexes (so that a lookup across files is not a scan of every file's index).
+ *
+ * Optional imports: the files a source imports, as paths to try, so that a run on named files (a
+ * pre-commit hook's) also indexes the modules they import (cli/scope.c); such a file is indexed,
+ * never analysed or reported.
  */
 #ifndef KV_FRONTEND_H
 #define KV_FRONTEND_H
@@ -54,6 +58,13 @@ typedef struct fe_file_index {
     const char *path;
     const void *exports;   /* what index() returned, in the file's arena */
 } fe_file_index;
+
+/* A file a source may import: path relative to the source's folder ("../masks.py"), or, when
+ * rooted, to a source root ("pkg/masks.py", tried under each). */
+typedef struct fe_import {
+    const char *path;
+    bool rooted;
+} fe_import;
 
 typedef struct fe_context {
     const struct kv_project *project;   /* .kvlint.yaml settings (extra sinks, ranges); never NULL */
@@ -93,6 +104,8 @@ typedef struct frontend {
     const void *(*link)(const fe_file_index *indexes, size_t n, kv_arena *arena);
     /* Produce facts and diagnostics into out (its arena, its diags). */
     void (*analyze)(const fe_source *src, const fe_context *ctx, file_facts *out);
+    /* Optional: the files src imports (see above), in arena; their number, *out the array. */
+    size_t (*imports)(const fe_source *src, kv_arena *arena, const fe_import **out);
 } frontend;
 
 /* ---- the registry (registry.c) ---- */

@@ -2,7 +2,8 @@
  * frontend.c: the Python front end as the scanner sees it (frontend/frontend.h).
  *
  * init() loads the sink table once (read-only afterwards); index() lists a file's module
- * constants without parsing; link() builds the lookups over all of them (pylink.c); analyze() applies the prefilter, then parses with tree-sitter-python
+ * constants without parsing; link() builds the lookups over all of them (pylink.c); imports()
+ * names the files a file imports (pyimports.c); analyze() applies the prefilter, then parses with tree-sitter-python
  * (one parser per call, so threads share nothing) and evaluates (pystmt.c and the files of pyeval.h). Suppression comments
  * are collected lexically.
  *
@@ -57,6 +58,11 @@ static const void *python_link(const fe_file_index *indexes, size_t n, kv_arena 
     return py_link_indexes(indexes, n, arena);
 }
 
+static size_t python_imports(const fe_source *src, kv_arena *arena, const fe_import **out)
+{
+    return py_imports(src->data, src->len, arena, out);
+}
+
 static void python_analyze(const fe_source *src, const fe_context *ctx, file_facts *out)
 {
     if (!py_prefilter(ctx ? ctx->state : NULL, ctx, src->path, src->data, src->len)) {
@@ -78,4 +84,5 @@ const frontend python_frontend = {
     .index = python_index,
     .link = python_link,
     .analyze = python_analyze,
+    .imports = python_imports,
 };

@@ -2,7 +2,7 @@
 src_libkvlint_a_SOURCES += \
 	src/python/grammar.c src/python/grammar.h \
 	src/python/pyfe.h src/python/frontend.c \
-	src/python/pylexer.h src/python/pylex.c src/python/pyprefilter.c src/python/pyslice.c src/python/pyindex.c src/python/pylink.c src/python/pynest.c src/python/pysinks.c \
+	src/python/pylexer.h src/python/pylex.c src/python/pyprefilter.c src/python/pyslice.c src/python/pyindex.c src/python/pyimports.c src/python/pylink.c src/python/pynest.c src/python/pysinks.c \
 	src/python/pytorch_api.c src/python/pytorch_api.h \
 	src/python/pyvalue.c src/python/pyvalue.h \
 	src/python/pyeval.h src/python/pytree.c src/python/pyscope.c src/python/pydtype.c src/python/pytorch.c \

@@ -265,6 +265,9 @@ const py_func_export *py_exported_function(const py_exports *ex, const char *nam
  * (own_sentinel), or that member does? */
 bool py_class_member_spells(const py_exports *ex, const py_func_export *c, const char *method);
 
+/* The files a file imports at top level, as paths to try (frontend.h's imports; pyimports.c). */
+size_t py_imports(const char *data, size_t len, kv_arena *arena, const fe_import **out);
+
 /* ---- run-wide lookups over the indexes (pylink.c) ---- */
 
 typedef struct py_module {

@@ -37,6 +37,7 @@ typedef struct slot {
     file_facts *facts;
     const void *exports;
     bool analyse;
+    bool index_only;           /* indexed for the others, not analysed, not in the result */
     size_t indexed_len;        /* its length in pass 1 (the index is of those bytes) */
     const scan_stdin *from_stdin;  /* read from standard input, not from path */
 } slot;
@@ -235,7 +236,7 @@ static size_t *pass2_order(const slot *slots, size_t n, size_t *count)
     size_t *order = xcalloc(n ? n : 1, sizeof *order), k = 0;
     for (int first = 1; first >= 0; first--)
         for (size_t i = 0; i < n; i++)
-            if (slots[i].analyse && slots[i].fe->analyse_first == (first == 1))
+            if (slots[i].analyse && !slots[i].index_only && slots[i].fe->analyse_first == (first == 1))
                 order[k++] = i;
     *count = k;
     return order;
@@ -304,6 +305,28 @@ static compdb *attach_compile_args(slot *slots, size_t n, const char *const *pat
     return db;
 }
 
+static int cmp_path(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Slots for the index-only files that nothing else scans (files: sorted). */
+static size_t index_only_slots(slot *out, const fs_list *files, const scan_options *opt)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < opt->nindex_only; i++) {
+        const char *path = opt->index_only[i];
+        const char *key = path, *lang = NULL;
+        if (files->n && bsearch(&key, files->paths, files->n, sizeof *files->paths, cmp_path))
+            continue;
+        const frontend *fe = kv_frontend_for(path, &lang);
+        if (!fe || !fe->index || !project_path_included(opt->project, path))
+            continue;
+        out[n++] = (slot){ .path = path, .fe = fe, .lang = lang, .index_only = true };
+    }
+    return n;
+}
+
 static int cmp_slot(const void *a, const void *b)
 {
     return strcmp(((const slot *)a)->path, ((const slot *)b)->path);
@@ -332,7 +355,7 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
     fs_list_unique_files(&files);
     fs_list_sort_unique(&files);
 
-    slot *slots = xcalloc(files.n ? files.n : 1, sizeof *slots);
+    slot *slots = xcalloc(files.n + opt->nindex_only ? files.n + opt->nindex_only : 1, sizeof *slots);
     size_t n = 0;
     for (size_t i = 0; i < files.n; i++) {
         const char *path = files.paths[i];
@@ -349,6 +372,7 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
             slots[n].from_stdin = opt->stdin_file;
         n++;
     }
+    n += index_only_slots(slots + n, &files, opt);
     qsort(slots, n, sizeof *slots, cmp_slot);
     compdb *db = attach_compile_args(slots, n, paths, npaths, opt, r);
 
@@ -391,7 +415,7 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
 
     r->files = xcalloc(n ? n : 1, sizeof *r->files);
     for (size_t i = 0; i < n; i++) {
-        if (slots[i].unclaimed) {
+        if (slots[i].unclaimed || slots[i].index_only) {
             file_facts_free(slots[i].facts);
             continue;
         }

@@ -35,6 +35,10 @@ typedef struct scan_options {
     size_t max_file_size;          /* 0 = project's (default 8 MiB) */
     const char *const *extra_files;/* files scanned in addition (--config, --model-config), may be NULL */
     size_t nextra;
+    const char *const *index_only; /* files read and indexed, never analysed nor in the result (the
+                                      modules named code imports, cli/scope.h); one also scanned
+                                      otherwise is scanned as usual */
+    size_t nindex_only;
     bool with_deployments;         /* also scan the project's `deployments:` globs */
     const char *compile_commands;  /* --compile-commands FILE, else NULL: found at a scanned root */
     const scan_stdin *stdin_file;  /* or NULL; its path is among paths */

@@ -420,6 +420,34 @@ START_TEST(link_class_constants)
 }
 END_TEST
 
+/* The files a file imports, as paths to try (a run on named files indexes those that exist). */
+START_TEST(import_candidates)
+{
+    kv_arena *a = arena_new();
+    const char *src = "from .masks import a, b as c\n"
+                      "from . import consts\n"
+                      "from ..pkg.sub import (x,\n    y)\n"
+                      "import torch.nn as nn, vllm.config\n"
+                      "def f():\n    from .lazy import z\n"
+                      "s = 'from .fake import q'\n"
+                      "from plugin.layers import *\n";
+    const fe_import *v;
+    size_t n = py_imports(src, strlen(src), a, &v);
+    char got[2048] = "";
+    for (size_t i = 0; i < n; i++) {
+        strcat(got, v[i].path);
+        strcat(got, v[i].rooted ? "@ " : " ");
+    }
+    ck_assert_str_eq(got, "masks/a.py masks/a/__init__.py masks/b.py masks/b/__init__.py masks.py masks/__init__.py "
+                          "consts.py consts/__init__.py __init__.py "
+                          "../pkg/sub/x.py ../pkg/sub/x/__init__.py ../pkg/sub/y.py ../pkg/sub/y/__init__.py "
+                          "../pkg/sub.py ../pkg/sub/__init__.py "
+                          "torch/nn.py@ torch/nn/__init__.py@ vllm/config.py@ vllm/config/__init__.py@ "
+                          "plugin/layers.py@ plugin/layers/__init__.py@ ");
+    arena_free(a);
+}
+END_TEST
+
 START_TEST(link_modules)
 {
     kv_arena *a = arena_new();
@@ -1061,6 +1089,7 @@ static Suite *python_suite(void)
     tcase_add_test(t, function_index);
     tcase_add_test(t, index_class_members);
     tcase_add_test(t, link_modules);
+    tcase_add_test(t, import_candidates);
     tcase_add_test(t, link_class_constants);
     tcase_add_test(t, prefilter_words);
     tcase_add_test(t, prefilter_imports);

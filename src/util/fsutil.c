@@ -157,6 +157,36 @@ static int cmp_str(const void *a, const void *b)
 /* Depth bound: a tree deeper than this is almost certainly a loop through bind mounts. */
 enum { MAX_DEPTH = 128 };
 
+/* A directory entry: its name and what readdir says it is (DT_UNKNOWN: ask lstat). */
+typedef struct entry {
+    char *name;
+    unsigned char type;
+} entry;
+
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp(((const entry *)a)->name, ((const entry *)b)->name);
+}
+
+/* What entry p is, as lstat would say (S_IFDIR, S_IFREG, or another type); -1 with a diagnostic
+ * when it cannot be told. readdir's d_type answers without a system call where the file system
+ * fills it in. */
+static int entry_kind(const entry *e, const char *p, diag_list *diags)
+{
+    switch (e->type) {
+    case DT_DIR: return S_IFDIR;
+    case DT_REG: return S_IFREG;
+    case DT_UNKNOWN: break;
+    default: return S_IFLNK;   /* a symlink, socket, fifo or device: never followed nor read */
+    }
+    struct stat st;
+    if (lstat(p, &st) != 0) {
+        diag_add(diags, DIAG_ERROR, p, 0, 0, "cannot stat: %s", strerror(errno));
+        return -1;
+    }
+    return S_ISDIR(st.st_mode) ? S_IFDIR : S_ISREG(st.st_mode) ? S_IFREG : S_IFLNK;
+}
+
 static void walk_dir(const char *dir, int depth, const fs_filter *filter, fs_list *out, diag_list *diags)
 {
     if (depth > MAX_DEPTH) {
@@ -168,39 +198,39 @@ static void walk_dir(const char *dir, int depth, const fs_filter *filter, fs_lis
         diag_add(diags, DIAG_ERROR, dir, 0, 0, "cannot read directory: %s", strerror(errno));
         return;
     }
-    fs_list names = {0};
+    entry *names = NULL;
+    size_t n = 0, cap = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
-        list_push(&names, xstrdup(e->d_name));
+        names = xgrow(names, &cap, n + 1, sizeof *names);
+        names[n++] = (entry){ xstrdup(e->d_name), e->d_type };
     }
     closedir(d);
-    if (names.n)
-        qsort(names.paths, names.n, sizeof *names.paths, cmp_str);
+    if (n)
+        qsort(names, n, sizeof *names, cmp_entry);
     if (filter)
         filter->enter(filter->arg, dir);
-    for (size_t i = 0; i < names.n; i++) {
-        char *p = fs_join(dir, names.paths[i]);
-        struct stat st;
-        if (lstat(p, &st) != 0) {
-            diag_add(diags, DIAG_ERROR, p, 0, 0, "cannot stat: %s", strerror(errno));
-            free(p);
-        } else if (S_ISDIR(st.st_mode)) {
-            if (!fs_skip_dir(names.paths[i]) && !(filter && filter->excluded(filter->arg, p, true)))
+    for (size_t i = 0; i < n; i++) {
+        char *p = fs_join(dir, names[i].name);
+        int kind = entry_kind(&names[i], p, diags);
+        if (kind == S_IFDIR) {
+            if (!fs_skip_dir(names[i].name) && !(filter && filter->excluded(filter->arg, p, true)))
                 walk_dir(p, depth + 1, filter, out, diags);
             free(p);
-        } else if (S_ISREG(st.st_mode) && !(filter && filter->excluded(filter->arg, p, false))) {
+        } else if (kind == S_IFREG && !(filter && filter->excluded(filter->arg, p, false))) {
             list_push(out, p);
         } else {
             /* Symlinks inside a tree are not followed (no loops, no escaping the tree);
              * sockets, fifos and devices are never read. */
             free(p);
         }
+        free(names[i].name);
     }
     if (filter)
         filter->leave(filter->arg, dir);
-    fs_list_free(&names);
+    free(names);
 }
 
 bool fs_walk(const char *root, fs_list *out, diag_list *diags)

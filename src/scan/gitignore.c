@@ -31,6 +31,8 @@ typedef struct pattern {
     pat_kind kind;
     bool negate, dir_only, anchored;
     size_t lit;           /* P_GLOB: the bytes before its first wildcard, class or escape */
+    const char *needle;   /* P_GLOB: its longest run of plain bytes without '/', which every match
+                             holds (`_hip` of `*_hip*`), or NULL */
 } pattern;
 
 typedef struct level {
@@ -58,6 +60,31 @@ struct kv_gitignore {
 static bool has_magic(const char *s)
 {
     return strpbrk(s, "*?[\\") != NULL;
+}
+
+/* The longest run of bytes that are neither a wildcard, a class, an escape nor '/' (a `**`'s
+ * slash may match nothing), or NULL when it is shorter than 2. */
+static const char *longest_plain_run(kv_arena *a, const char *s)
+{
+    size_t best = 0, at = 0;
+    for (size_t i = 0; s[i];) {
+        size_t n = strcspn(s + i, "*?[\\/");
+        if (n > best)
+            best = n, at = i;
+        i += n;
+        if (s[i] == '[') {   /* a class's bytes are no literal: skip to its ']' (none: '[' is one) */
+            size_t from = i + 1;
+            from += s[from] == '!' || s[from] == '^';
+            from += s[from] != '\0';   /* a first ']' is a member */
+            const char *close = strchr(s + from, ']');
+            i = close ? (size_t)(close - s) + 1 : i + 1;
+        } else if (s[i] == '\\') {   /* an escaped byte: the run ends there */
+            i += s[i + 1] ? 2 : 1;
+        } else if (s[i]) {
+            i++;
+        }
+    }
+    return best >= 2 ? arena_strndup(a, s + at, best) : NULL;
 }
 
 /* One line of a .gitignore into p; false for a blank line or a comment. Modifies line. */
@@ -96,6 +123,7 @@ static bool parse_line(kv_arena *a, char *line, pattern *p)
         p->kind = P_PATH;
     p->lit = strcspn(line, "*?[\\");
     p->text = arena_strdup(a, line);
+    p->needle = p->kind == P_GLOB ? longest_plain_run(a, line) : NULL;
     return true;
 }
 
@@ -142,7 +170,8 @@ static bool pattern_hits(const pattern *p, const char *rel, const char *base, bo
     case P_PATH: return strcmp(p->text, rel) == 0;
     case P_GLOB: {
         const char *s = p->anchored ? rel : base;   /* the whole of it must match: so must the start */
-        return strncmp(s, p->text, p->lit) == 0 && kv_glob_match_git(p->text, s);
+        return strncmp(s, p->text, p->lit) == 0 && (!p->needle || strstr(s, p->needle))
+               && kv_glob_match_git(p->text, s);
     }
     }
     return false;

@@ -86,6 +86,7 @@ static const char *const files[] = {
     "excluded_by_info.py", "sub2/excluded_by_info.py", "a/b/c/d.py", "a/d.py", "esc/*star", "esc/plain",
     "docs/plain/file.md", "docs/plain/file.mdx", "x/docs/plain/file.md", "rooted_plain.txt", "z/rooted_plain.txt",
     "cmake-build-debug/x.py", "src/cmake-build-rel/y.py", "cmake-buil/z.py", "esc/plain2",
+    "src/a_hip.cu", "src/hip.cu", "genqx_yaz", "gen]x_yaz", "genqx_ycz",
 };
 
 static const char top_gitignore[] =
@@ -115,6 +116,8 @@ static const char top_gitignore[] =
     "/rooted_plain.txt\n"
     "cmake-build-*\n"            /* a literal start, then the automaton */
     "esc/plain\\2\n"
+    "*_hip*\n"                    /* its plain run, _hip, is looked for first */
+    "gen[!]]x_y[ab]z\n"
     "   \n"
     "trailing_spaces.py   \n";
 
@@ -214,6 +217,8 @@ START_TEST(walk_agrees_with_git_check_ignore)
     ck_assert(!in_list(&walked, "rooted_plain.txt") && in_list(&walked, "z/rooted_plain.txt"));
     ck_assert(!in_list(&walked, "cmake-build-debug/x.py") && !in_list(&walked, "src/cmake-build-rel/y.py"));
     ck_assert(in_list(&walked, "cmake-buil/z.py") && !in_list(&walked, "esc/plain2"));
+    ck_assert(!in_list(&walked, "src/a_hip.cu") && in_list(&walked, "src/hip.cu"));
+    ck_assert(!in_list(&walked, "genqx_yaz") && in_list(&walked, "gen]x_yaz") && in_list(&walked, "genqx_ycz"));
 
     /* from a subfolder: the .gitignore files above it apply */
     fs_list sub = { 0 };

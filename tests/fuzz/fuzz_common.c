@@ -74,6 +74,13 @@ void fuzz_frontend(const frontend *fe, const char *path, const uint8_t *data, si
         ctx.link = fe->link(ctx.indexes, ctx.nindexes, link_arena);
     fe->analyze(&src, &ctx, out);
     render_facts(out);
+    if (fe->imports) {   /* the files it imports (a run on named files tries them) */
+        const fe_import *v = NULL;
+        size_t n = fe->imports(&src, out->arena, &v);
+        for (size_t i = 0; i < n; i++)
+            if (!v[i].path || strlen(v[i].path) > 4 * size + 32)
+                abort();
+    }
     arena_free(link_arena);
     file_facts_free(out);
     free(buf);

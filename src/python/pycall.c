@@ -166,13 +166,32 @@ static bool defined_inside(TSNode inner, TSNode outer)
     return ts_node_start_byte(inner) > ts_node_start_byte(outer) && ts_node_end_byte(inner) <= ts_node_end_byte(outer);
 }
 
+static bool capturable(const pe_ctx *e, TSNode fn, const aval *r)
+{
+    return r->tag == AV_FUNC && !r->closure && !r->mod && r->node_id < e->nodes.n
+           && defined_inside(e->nodes.v[r->node_id], fn);
+}
+
+/* ... also each function of a returned tuple or list (`return (lambda t: ...), n`), one env for
+ * them all (they see the same variables). */
 static aval capture(pe_ctx *e, TSNode fn, const env *locals, aval r)
 {
-    if (r.tag != AV_FUNC || r.closure || r.node_id >= e->nodes.n || !defined_inside(e->nodes.v[r.node_id], fn))
+    bool any = capturable(e, fn, &r);
+    for (size_t i = 0; r.tag == AV_SEQ && i < r.nelems && !any; i++)
+        any = capturable(e, fn, &r.elems[i]);
+    if (!any)
         return r;
     env *c = arena_alloc(e->s, sizeof *c);
     *c = pe_env_copy(e->s, locals);
-    r.closure = c;
+    if (r.tag == AV_FUNC) {
+        r.closure = c;
+        return r;
+    }
+    aval *el = arena_memdup(e->s, r.elems, r.nelems * sizeof *el);
+    for (size_t i = 0; i < r.nelems; i++)
+        if (capturable(e, fn, &el[i]))
+            el[i].closure = c;
+    r.elems = el;
     return r;
 }
 
@@ -279,7 +298,7 @@ bool pe_call_method_of(pe_ctx *e, const aval *recv, const char *method, const ar
     const char *base = k && !m ? pe_class_import_base(k) : NULL;
     if (base)
         return inherited_from_import(e, base, method, g, out);
-    if (!m || m->tag != AV_FUNC || m->node_id >= e->nodes.n)
+    if (!m || m->tag != AV_FUNC || m->mod || m->node_id >= e->nodes.n)
         return false;
     args shifted;
     if (recv->tag == AV_CLASS && pe_first_param_is_self(e, e->nodes.v[m->node_id]) && g->npos > 0) {
@@ -489,7 +508,7 @@ static void resolve_callee(pe_ctx *e, TSNode fn, callee_ref *c)
     } else {
         c->recv = pe_eval(e, c->recv_node);
     }
-    if (c->fv.tag == AV_FUNC && pe_inherited(e, c->fv.node_id, e->cls))
+    if (c->fv.tag == AV_FUNC && !c->fv.mod && pe_inherited(e, c->fv.node_id, e->cls))
         c->self_cls = e->cls;
 }
 
@@ -553,6 +572,27 @@ static aval call_partial(pe_ctx *e, TSNode call, const aval *pa, const args *g, 
     return dispatch(e, call, &p->target, &m, partials + 1);
 }
 
+/* Does the partial end in a function of e's file (through nested partials)? Only such a one is
+ * called without the caller's call node (pe_call_value: it runs for another file's call). */
+static bool partial_of_function(const pe_ctx *e, const aval *pa, int depth)
+{
+    const partial_fn *p = pa->partial;
+    if (!p || pa->mod != e || depth >= MAX_PARTIAL_DEPTH)
+        return false;
+    const aval *t = &p->target.fv;
+    return t->tag == AV_PARTIAL ? partial_of_function(e, t, depth + 1)
+                                : t->tag == AV_FUNC && !t->mod && t->node_id < e->nodes.n && !p->target.method;
+}
+
+aval pe_call_value(pe_ctx *e, const aval *fv, const args *g)
+{
+    if (fv->tag == AV_FUNC && !fv->mod && fv->node_id < e->nodes.n)
+        return fv->closure ? call_summary_uncached(e, fv->node_id, g, NULL, fv->closure) : pe_call_summary(e, fv->node_id, g);
+    if (fv->tag == AV_PARTIAL && partial_of_function(e, fv, 0))
+        return call_partial(e, (TSNode){ 0 }, fv, g, 0);
+    return av_unknown();
+}
+
 static aval eval_call(pe_ctx *e, TSNode call, written_args *written)
 {
     TSNode fn = pe_fld(e, call, F_function);
@@ -574,6 +614,9 @@ static aval dispatch(pe_ctx *e, TSNode call, const callee_ref *c, args *g, int p
     TSNode fn = c->fn, recv_node = c->recv_node;
     const char *callee = c->callee, *method = c->method;
     aval fv = c->fv, recv = c->recv;
+    aval r;
+    if ((fv.tag == AV_FUNC || fv.tag == AV_PARTIAL) && fv.mod && fv.mod != e)   /* another file's */
+        return pe_call_module_value(e, &fv, g, &r) ? r : av_unknown();
     if (fv.tag == AV_PARTIAL)
         return call_partial(e, call, &fv, g, partials);
 
@@ -604,7 +647,6 @@ static aval dispatch(pe_ctx *e, TSNode call, const callee_ref *c, args *g, int p
         pe_store_sink_call(e, recv.sink, callee ? callee : pe_text_of(e, fn), call, g);
         return av_unknown_tensor();
     }
-    aval r;
     if (c->base_origin && method && inherited_from_import(e, c->base_origin, method, g, &r))
         return r;
     if (fv.tag == AV_FUNC && c->self_cls)

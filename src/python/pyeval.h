@@ -340,6 +340,9 @@ aval pe_call_summary(pe_ctx *e, size_t id, const args *g);
 bool pe_call_method_of(pe_ctx *e, const aval *recv, const char *method, const args *g, aval *out);
 /* An object of the class cls of e's file, built with the arguments g. */
 aval pe_instance_of(pe_ctx *e, const aval *cls, const args *g);
+/* A function value of e's own (a function, a closure, a partial of one) called with g: what
+ * pymodule.c runs for a function value another file's function returned. */
+aval pe_call_value(pe_ctx *e, const aval *fv, const args *g);
 
 /* ---- functions imported from other scanned files (pymodule.c) ---- */
 /* origin is the dotted name a call reaches through imports (`.masks.make_mask`, `pkg.masks.f`):
@@ -351,6 +354,9 @@ bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g,
 /* recv.method(args) on an object of a loaded module's class (recv->mod): the method's summary in
  * that module, as for an imported function; false if the class has no such method. */
 bool pe_call_module_method(pe_ctx *e, const aval *recv, const char *method, const args *g, aval *out);
+/* A function value a loaded module returned (fv->mod: a closure, a partial, a function) called
+ * with g: run in that module as an imported function is; false if it cannot be. */
+bool pe_call_module_value(pe_ctx *e, const aval *fv, const args *g, aval *out);
 /* An object of the imported class origin, not built yet: pe_call_module_method builds it in its
  * module at the first method passed a value. */
 aval pe_lazy_instance(pe_ctx *e, const char *origin);

@@ -35,6 +35,10 @@ typedef struct fn_extent {
     const char *calls[16];     /* names it calls as name(...) (MAX_CALLS) */
     size_t ncalls;
     bool class_spells;         /* a class with a token member_sentinel_token counts */
+    const char *passed[8];     /* callees of partial(name, ...) it makes, in the file's bytes:
+                                * calls if a function of the file has the name */
+    uint8_t passed_len[8];
+    size_t npassed;
 } fn_extent;
 
 typedef ARENA_VEC(fn_extent) fn_vec;
@@ -134,6 +138,31 @@ static void fn_call(fn_extent *f, const char *w, size_t n, kv_arena *a)
             return;
     if (f->ncalls < MAX_CALLS)
         f->calls[f->ncalls++] = arena_strndup(a, w, n);
+}
+
+/* A name f passes on (not copied: the file's bytes live through the index pass). */
+static void fn_passed(fn_extent *f, const char *w, size_t n)
+{
+    for (size_t i = 0; i < f->npassed; i++)
+        if (f->passed_len[i] == n && memcmp(f->passed[i], w, n) == 0)
+            return;
+    if (f->npassed < sizeof f->passed / sizeof *f->passed && n < 256)
+        f->passed[f->npassed] = w, f->passed_len[f->npassed++] = (uint8_t)n;
+}
+
+/* A function making partial(name, ...) of a function of its file may have it run (the partial it
+ * returns, called by another file): those names are its calls too (the module loaded for it
+ * parses them). Any name passed on would be more, and cost the vLLM tree 2 MB of parsed pieces. */
+static void passed_to_calls(fn_vec *fns, kv_arena *a)
+{
+    for (size_t i = 0; i < fns->n; i++)
+        for (size_t p = 0; p < fns->v[i].npassed; p++)
+            for (size_t j = 0; j < fns->n; j++)
+                if (j != i && fns->v[j].name_len == fns->v[i].passed_len[p]
+                    && memcmp(fns->v[j].f.name, fns->v[i].passed[p], fns->v[j].name_len) == 0) {
+                    fn_call(&fns->v[i], fns->v[i].passed[p], fns->v[i].passed_len[p], a);
+                    break;
+                }
 }
 
 /* Inside `from M import ...`: the names, `as` aliases, up to the end of the statement. */
@@ -289,6 +318,38 @@ static void block_token(const py_state *st, const lexer *lx, lex_kind k, char pr
         *pending = (pending_use){ orig, module, false, type };
 }
 
+/* `partial(name, ...)` (functools.partial, or partial as imported): name is its callee. */
+typedef struct partial_track {
+    bool word;     /* the token is the word partial */
+    bool paren;    /* the token is the '(' after it */
+    bool target;   /* the token is the word after that '(' (up to the punctuation after it) */
+} partial_track;
+
+static void track_partial(partial_track *t, lex_kind k, const char *tok, size_t n)
+{
+    if (k == LEX_PUNCT) {
+        t->paren = *tok == '(' && t->word;
+        t->word = t->target = false;
+        return;
+    }
+    t->target = t->paren && k == LEX_WORD;
+    t->paren = false;
+    t->word = k == LEX_WORD && n == 7 && memcmp(tok, "partial", 7) == 0;
+}
+
+/* A word (not after '.') followed by punctuation p: `name(` calls name (maybe a function of this
+ * file; an imported one is a callable), and the callee of a partial (target) runs for it too. */
+static void word_then_punct(import_set *im, fn_extent *cur, const char *word, size_t n, bool target, char p,
+                            kv_arena *a)
+{
+    if (word && p == '(')
+        import_mark_type(im, word, n);
+    if (word && cur && p == '(')
+        fn_call(cur, word, n, a);
+    else if (word && cur && target && (p == ',' || p == ')'))
+        fn_passed(cur, word, n);
+}
+
 /* The top-level functions of a file with the flags of their own text and the imported names they
  * use, and the byte ranges of its prologue statements. */
 static void lex_functions(const py_state *st, const char *data, size_t len, kv_arena *scratch, fn_vec *out,
@@ -303,6 +364,7 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
     from_state fs = { 0 };
     const char *word = NULL;  /* the previous token, if a word not after '.' */
     size_t word_len = 0;
+    partial_track pt = { false, false, false };
     const char *stmt = NULL;  /* the prologue statement being read */
     pending_use pending = { NULL, NULL, false, false };  /* an imported name just read, maybe `name.attr` */
     bool class_header = false;   /* from `class` to its `:` */
@@ -336,10 +398,8 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
             pending.dot = true;
         if (k == LEX_PUNCT) {
             prev = *lx.tok;
-            if (prev == '(' && word)
-                import_mark_type(im, word, word_len);
-            if (prev == '(' && cur && word)  /* name(: maybe a function of this file */
-                fn_call(cur, word, word_len, scratch);
+            word_then_punct(im, cur, word, word_len, pt.target, prev, scratch);
+            track_partial(&pt, k, lx.tok, lx.len);
             class_header = class_header && !(prev == ':' && depth == 0);
             word = NULL;
             if (strchr("([{", prev))
@@ -353,6 +413,7 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
             continue;
         }
         word = k == LEX_WORD && prev != '.' ? lx.tok : NULL;
+        track_partial(&pt, k, lx.tok, lx.len);
         word_len = lx.len;
         if (decorating && k == LEX_WORD && kernel_decorator_word(lx.tok, lx.len))
             jit = true;
@@ -371,9 +432,8 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
                 continue;
             if (py_lex_next(&lx) != LEX_WORD)
                 continue;
-            fn_extent fe = { { .name = arena_strndup(scratch, lx.tok, lx.len), .line = line, .kernel = jit && def_here,
-                               .is_class = class_here },
-                             NULL, lx.len, start, data + len, { NULL }, { NULL }, 0, { NULL }, 0, false };
+            fn_extent fe = { .f = { .name = arena_strndup(scratch, lx.tok, lx.len), .line = line, .kernel = jit && def_here,
+                                    .is_class = class_here }, .name_len = lx.len, .start = start, .end = data + len };
             ARENA_PUSH(scratch, *out, fe);
             cur = &out->v[out->n - 1];
             class_header = class_here;
@@ -389,6 +449,7 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
     }
     use_pending(cur, &pending, false);
     drop_type_uses(out, im);
+    passed_to_calls(out, scratch);
     if (stmt)
         prologue_add(prologue, scratch, (uint32_t)(stmt - data), (uint32_t)len);
 }

@@ -260,14 +260,21 @@ static dtype_ref keep_dtype(pe_ctx *e, dtype_ref d)
 
 /* A value coming back from the loaded module m. Its evaluation allocates in the caller's scratch
  * arena, so what a fact may point to (texts, steps, paths) is copied into the facts arena; it
- * keeps no construction index (that numbers the module's dropped facts, not the caller's);
- * functions, classes and partials, numbered per evaluator or holding its nodes, become unknown
- * (a callback passed in or a class returned would name another file's node), and an object of one of m's classes keeps m as the
- * evaluator its methods run in. */
+ * keeps no construction index (that numbers the module's dropped facts, not the caller's); a
+ * class becomes unknown (it would name another file's node); a function value (a closure that
+ * `make_fill(v)` returns, a partial, a function) and an object of one of m's classes keep m as
+ * the evaluator they run in (.mod: pe_call_module_value, pe_call_module_method). */
 static aval export_value(pe_ctx *e, pe_ctx *m, aval x)
 {
-    if (x.tag == AV_FUNC || x.tag == AV_CLASS || x.tag == AV_PARTIAL)
+    if (x.tag == AV_CLASS)
         return av_unknown();
+    if (x.tag == AV_FUNC || x.tag == AV_PARTIAL) {
+        if (!x.mod)
+            x.mod = m;
+        if (x.mod == e && x.tag == AV_FUNC)
+            x.mod = NULL;   /* one of the caller's own (a partial's .mod is always its maker) */
+        return x;
+    }
     if (x.tag == AV_INSTANCE) {
         if (!x.mod && x.node_id != PE_LAZY_CLASS)
             x.mod = m;
@@ -328,6 +335,11 @@ static aval import_value(pe_ctx *m, aval x)
         x.mod = NULL;
         return x;
     }
+    if ((x.tag == AV_FUNC || x.tag == AV_PARTIAL) && x.mod == m) {   /* m's own function value, back */
+        if (x.tag == AV_FUNC)
+            x.mod = NULL;
+        return x;
+    }
     if (x.tag == AV_FUNC || x.tag == AV_CLASS || x.tag == AV_INSTANCE || x.tag == AV_PARTIAL)
         return av_unknown();
     return x;
@@ -371,9 +383,9 @@ static void carry_facts(pe_ctx *e, const file_facts *from, size_t stores, size_t
     }
 }
 
-/* What a call runs in the loaded module: a function's summary, an object of a class built, or a
- * method of a class or object. */
-typedef enum run_kind { RUN_FUNCTION, RUN_NEW, RUN_METHOD } run_kind;
+/* What a call runs in the loaded module: a function's summary, an object of a class built, a
+ * method of a class or object, or a function value it returned. */
+typedef enum run_kind { RUN_FUNCTION, RUN_NEW, RUN_METHOD, RUN_VALUE } run_kind;
 
 /* Run one call in m with the caller's arguments: its result made the caller's (export_value), the
  * facts it made of the caller's values carried (carry_facts), and what it wrote into the caller's
@@ -387,7 +399,7 @@ static bool run_in(pe_ctx *e, pe_ctx *m, run_kind kind, const aval *callee, cons
     for (size_t i = 0; i < local.nkw; i++)
         local.kwv[i] = import_value(m, local.kwv[i]);
     aval self = *callee;   /* m's own function, class or object */
-    if (self.tag == AV_INSTANCE && self.mod == m)
+    if ((self.tag == AV_INSTANCE || self.tag == AV_FUNC) && self.mod == m)
         self.mod = NULL;
     size_t written_before = g->written ? g->written->n : 0;
     size_t stores = m->out->stores.n, cons = m->out->constructions.n;
@@ -400,6 +412,8 @@ static bool run_in(pe_ctx *e, pe_ctx *m, run_kind kind, const aval *callee, cons
         r = pe_call_summary(m, self.node_id, &local);
     else if (kind == RUN_NEW)
         r = pe_instance_of(m, &self, &local);
+    else if (kind == RUN_VALUE)
+        r = pe_call_value(m, &self, &local);
     else
         ok = pe_call_method_of(m, &self, method, &local, &r);
     if (!ok)
@@ -433,6 +447,14 @@ static const aval *definition(pe_ctx *e, const fe_file_index *ix, const py_func_
     if (!v || v->tag != (f->is_class ? AV_CLASS : AV_FUNC))
         return NULL;
     return v;
+}
+
+bool pe_call_module_value(pe_ctx *e, const aval *fv, const args *g, aval *out)
+{
+    pe_ctx *m = fv->mod;
+    if (!m || m == e || e->module_depth >= MAX_MODULE_DEPTH)
+        return false;
+    return run_in(e, m, RUN_VALUE, fv, NULL, g, out);
 }
 
 /* An object of an imported class that was not built (nothing passed in could become a fact, and

@@ -235,7 +235,7 @@ static void queue_inherited(pe_ctx *e, klass *k)
     for (size_t c = 1; c < n; c++)
         for (size_t i = 0; i < chain[c]->consts.n; i++) {
             const binding *b = &chain[c]->consts.v[i];
-            if (b->v->tag != AV_FUNC || b->v->node_id >= e->nodes.n)
+            if (b->v->tag != AV_FUNC || b->v->mod || b->v->node_id >= e->nodes.n)
                 continue;
             const aval *m = pe_class_member(k, b->name, PE_MEMBER_CONSTS, false);
             if (m == b->v)   /* not overridden, and not found first in an earlier base */

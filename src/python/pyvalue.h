@@ -76,9 +76,9 @@ typedef struct aval {
     struct klass *own;/* AV_INSTANCE built with arguments (PadMasker(-1e9)): the class as its
                        * initialisers, run with them, set self.x (pycall.c); NULL: the class's
                        * own attributes */
-    struct pe_ctx *mod;   /* AV_INSTANCE of a class of a loaded module (pymodule.c): that module's
-                           * evaluator, whose node table node_id indexes; NULL: this file's.
-                           * AV_PARTIAL: the evaluator that made it */
+    struct pe_ctx *mod;   /* AV_INSTANCE of a class of a loaded module, AV_FUNC returned by one
+                           * (pymodule.c): that module's evaluator, whose node table node_id
+                           * indexes; NULL: this file's. AV_PARTIAL: the evaluator that made it */
     union {
         const struct partial_fn *partial;   /* AV_PARTIAL: the callee and its bound arguments */
         const struct env *closure;   /* AV_FUNC returned by the function defining it (a lambda

@@ -164,6 +164,12 @@ expect_query "interproc: objects of imported classes, and subclasses inheriting 
 expect_query "interproc: an imported class naming a constant of a third file (a method, through another member, an initialiser, module.NAME) is followed though built with nothing" interproc \
     '[(s["line"], [(v["origin"]["path"], v["origin"]["line"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/own_sentinels.py" and s["line"] >= 25]' \
     "[(25, [('interproc/pkg/consts.py', 1)]), (26, [('interproc/pkg/consts.py', 1)]), (27, [('interproc/pkg/consts.py', 1)])]"
+expect_query "interproc: closures, partials and tuples another file's factories return run there (make_fill, make_masker, make_partial, make_pair; not make_writer, make_scale)" interproc \
+    '[(s["line"], [(v["text"], v["origin"]["path"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/closure_user.py"]' \
+    "[(13, [('-1e9', 'interproc/pkg/closure_user.py')]), (15, [('torch.finfo(dtype).min', 'interproc/pkg/fills.py')]), (19, [('float(\"-inf\")', 'interproc/pkg/closure_user.py')]), (21, [('-1e5', 'interproc/pkg/closure_user.py')])]"
+expect_query "interproc: a closure in a returned tuple" interproc \
+    '[(s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/closures.py" and s["line"] == 53]' \
+    "[(53, ['-1e5'])]"
 expect_query "interproc: an imported helper stores the caller's value, placed in the helper" interproc \
     '[(s["path"], s["line"], [(v["origin"]["path"], v["origin"]["line"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/cache_ops.py"]' \
     "[('interproc/pkg/cache_ops.py', 7, [('interproc/pkg/writer.py', 11)])]"

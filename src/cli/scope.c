@@ -201,20 +201,19 @@ enum { IMPORT_LEVELS = 2, MAX_IMPORTED = 128, MAX_ROOTS = 32 };
  * above it up to the project root (a script's own folder, a `src/` layout, the root itself). */
 static size_t roots_of(const char *canon_root, const char *dir, char **out)
 {
-    size_t n = 0;
+    size_t n = 0, rl = strlen(canon_root);
     char *d = fs_normalize(dir);
-    while (n < MAX_ROOTS) {
+    for (;;) {
         out[n++] = d;
         char *real = fs_canonical(d);
-        bool last = !strcmp(real, canon_root) || !strcmp(real, "/") || strncmp(real, canon_root, strlen(canon_root)) != 0;
+        bool below = !strncmp(real, canon_root, rl) && (real[rl] == '/' || !strcmp(canon_root, "/"));
         free(real);
-        if (last)
-            break;
+        if (!below || n == MAX_ROOTS)   /* the root itself (or a folder outside it) is the last */
+            return n;
         char *up = fs_join(d, "..");
         d = fs_normalize(up);
         free(up);
     }
-    return n;
 }
 
 /* Is path an existing file of front end fe under the root? Then it is taken into the context
@@ -271,7 +270,7 @@ static void imports_of(run_scope *s, const char *canon_root, const char *path, c
 {
     const char *lang = NULL;
     const frontend *fe = kv_frontend_for(path, &lang);
-    if (!fe || !fe->imports || s->context.n >= MAX_IMPORTED)
+    if (!data || !fe || !fe->imports || s->context.n >= MAX_IMPORTED)
         return;
     kv_arena *tmp = arena_new();
     fe_source src = { .path = path, .data = data, .len = len, .lang = lang };

@@ -73,11 +73,11 @@ static const char *longest_plain_run(kv_arena *a, const char *s)
             best = n, at = i;
         i += n;
         if (s[i] == '[') {   /* a class's bytes are no literal: skip to its ']' (none: '[' is one) */
-            size_t from = i + 1;
-            from += s[from] == '!' || s[from] == '^';
-            from += s[from] != '\0';   /* a first ']' is a member */
-            const char *close = strchr(s + from, ']');
-            i = close ? (size_t)(close - s) + 1 : i + 1;
+            size_t j = i + 1;
+            j += s[j] == '!' || s[j] == '^';
+            for (bool first = true; s[j] && (first || s[j] != ']'); first = false)
+                j += s[j] == '\\' && s[j + 1] ? 2 : 1;   /* `\]` is a member, as glob.c reads it */
+            i = s[j] == ']' ? j + 1 : i + 1;
         } else if (s[i] == '\\') {   /* an escaped byte: the run ends there */
             i += s[i + 1] ? 2 : 1;
         } else if (s[i]) {

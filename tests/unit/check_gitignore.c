@@ -86,7 +86,7 @@ static const char *const files[] = {
     "excluded_by_info.py", "sub2/excluded_by_info.py", "a/b/c/d.py", "a/d.py", "esc/*star", "esc/plain",
     "docs/plain/file.md", "docs/plain/file.mdx", "x/docs/plain/file.md", "rooted_plain.txt", "z/rooted_plain.txt",
     "cmake-build-debug/x.py", "src/cmake-build-rel/y.py", "cmake-buil/z.py", "esc/plain2",
-    "src/a_hip.cu", "src/hip.cu", "genqx_yaz", "gen]x_yaz", "genqx_ycz",
+    "src/a_hip.cu", "src/hip.cu", "genqx_yaz", "gen]x_yaz", "genqx_ycz", "escabc", "esc]bc", "escxbc",
 };
 
 static const char top_gitignore[] =
@@ -118,6 +118,7 @@ static const char top_gitignore[] =
     "esc/plain\\2\n"
     "*_hip*\n"                    /* its plain run, _hip, is looked for first */
     "gen[!]]x_y[ab]z\n"
+    "esc[\\]a]bc\n"             /* an escaped ']' inside a class */
     "   \n"
     "trailing_spaces.py   \n";
 
@@ -219,6 +220,7 @@ START_TEST(walk_agrees_with_git_check_ignore)
     ck_assert(in_list(&walked, "cmake-buil/z.py") && !in_list(&walked, "esc/plain2"));
     ck_assert(!in_list(&walked, "src/a_hip.cu") && in_list(&walked, "src/hip.cu"));
     ck_assert(!in_list(&walked, "genqx_yaz") && in_list(&walked, "gen]x_yaz") && in_list(&walked, "genqx_ycz"));
+    ck_assert(!in_list(&walked, "escabc") && !in_list(&walked, "esc]bc") && in_list(&walked, "escxbc"));
 
     /* from a subfolder: the .gitignore files above it apply */
     fs_list sub = { 0 };

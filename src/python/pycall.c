@@ -458,7 +458,8 @@ typedef struct callee_ref {
 
 /* functools.partial(f, *bound, **bound): the callee and the arguments it will be called with
  * first. Its nodes (the callee's, the bound arguments') are of the tree of the evaluator that
- * made it (the aval's .mod), so it is called only there and never exported (pymodule.c). */
+ * made it (the aval's .mod), so it is called only there (another file's partial through
+ * pe_call_module_value, pymodule.c). */
 typedef struct partial_fn {
     callee_ref target;
     args bound;

@@ -271,11 +271,15 @@ static bool member_sentinel_token(lex_kind k, const char *s, size_t n, bool afte
 
 /* An imported name a function mentions, waiting for the next token: `name.attr` uses attr of the
  * module name is (when name is one), anything else uses name itself. */
+/* Where a token of a top-level block is: in its header (`class X(Base):`, `def f(x: T) -> U:`)
+ * or its body. */
+typedef enum block_header { NO_HEADER, CLASS_HEADER, DEF_HEADER } block_header;
+
 typedef struct pending_use {
     const char *orig, *module;
     bool dot;   /* the '.' after it was read */
-    bool type;  /* read in a class header or after ':', '->' or '@' on its line: a base class, an
-                 * annotation, a decorator */
+    bool type;  /* a base class (in a class header), an annotation (after ':' or '->' in a def
+                 * header), a decorator (after '@') */
 } pending_use;
 
 /* The imported name just read is used bare (called, passed on, assigned) by function f; in a class
@@ -290,9 +294,12 @@ static void use_pending(fn_extent *f, pending_use *p, bool call_next)
 
 /* A token of a top-level block (cur) after the first: its flags, and the imported names it uses
  * (`name`, `name.attr`; in a class decided by the next token, pending). */
-static void block_token(const py_state *st, const lexer *lx, lex_kind k, char prev, bool class_header,
+static void block_token(const py_state *st, const lexer *lx, lex_kind k, char prev, block_header *hp,
                         import_set *im, kv_arena *scratch, fn_extent *cur, pending_use *pending)
 {
+    if (k == LEX_WORD && lx->len == 3 && memcmp(lx->tok, "def", 3) == 0)
+        *hp = DEF_HEADER;   /* a method's (or a nested function's) header, up to its ':' */
+    block_header header = *hp;
     cur->f.sentinel |= !cur->f.is_class && py_token_is_sentinel(k, lx->tok, lx->len);
     cur->class_spells |= cur->f.is_class && member_sentinel_token(k, lx->tok, lx->len, prev == '-');
     cur->f.store |= k == LEX_WORD && py_is_sink_word(st, lx->tok, lx->len);
@@ -304,14 +311,17 @@ static void block_token(const py_state *st, const lexer *lx, lex_kind k, char pr
                                           : NULL;
         const char *attr = arena_strndup(scratch, lx->tok, lx->len);
         if (cur->f.is_class)   /* decided by the next token, as a bare name is */
-            *pending = (pending_use){ attr, sub, false, pending->type || class_header };
+            *pending = (pending_use){ attr, sub, false, pending->type || header == CLASS_HEADER };
         else
             fn_use(cur, attr, sub), pending->orig = NULL;
         return;
     }
     const char *module = NULL;
     const char *orig = k == LEX_WORD && prev != '.' ? import_find(im, lx->tok, lx->len, &module) : NULL;
-    bool type = class_header || (!lx->fresh_line && (prev == ':' || prev == '>' || prev == '@'));
+    /* a base, a parameter or return annotation (`x: T`, `-> T`), a decorator: a comparison, a
+     * dict value or a slice (`a > X`, `{"k": X}`, `x[:X]`) is none */
+    bool type = header == CLASS_HEADER || (header == DEF_HEADER && (prev == ':' || prev == '>'))
+                || (!lx->fresh_line && prev == '@');
     if (orig && type)
         import_mark_type(im, lx->tok, lx->len);
     if (orig)
@@ -367,7 +377,7 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
     partial_track pt = { false, false, false };
     const char *stmt = NULL;  /* the prologue statement being read */
     pending_use pending = { NULL, NULL, false, false };  /* an imported name just read, maybe `name.attr` */
-    bool class_header = false;   /* from `class` to its `:` */
+    block_header header = NO_HEADER;   /* from `class` or `def` to its `:` */
     bool decorating = false, jit = false;  /* in a column-0 decorator; one of them names a kernel compiler */
     for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
         if (k == LEX_COMMENT)
@@ -400,7 +410,7 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
             prev = *lx.tok;
             word_then_punct(im, cur, word, word_len, pt.target, prev, scratch);
             track_partial(&pt, k, lx.tok, lx.len);
-            class_header = class_header && !(prev == ':' && depth == 0);
+            header = prev == ':' && depth == 0 ? NO_HEADER : header;
             word = NULL;
             if (strchr("([{", prev))
                 depth++;
@@ -436,14 +446,14 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
                                     .is_class = class_here }, .name_len = lx.len, .start = start, .end = data + len };
             ARENA_PUSH(scratch, *out, fe);
             cur = &out->v[out->n - 1];
-            class_header = class_here;
+            header = class_here ? CLASS_HEADER : DEF_HEADER;
             prev = 0;
             jit = false;
             continue;
         }
         if (cur) {
             cur->f.start = (uint32_t)(cur->start - data);
-            block_token(st, &lx, k, prev, class_header, im, scratch, cur, &pending);
+            block_token(st, &lx, k, prev, &header, im, scratch, cur, &pending);
         }
         prev = 0;
     }

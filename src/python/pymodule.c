@@ -342,6 +342,12 @@ static aval import_value(pe_ctx *m, aval x)
     }
     if (x.tag == AV_FUNC || x.tag == AV_CLASS || x.tag == AV_INSTANCE || x.tag == AV_PARTIAL)
         return av_unknown();
+    if ((x.tag == AV_SEQ || x.tag == AV_DICT) && x.nelems) {   /* a caller's function in a tuple too */
+        aval *el = arena_alloc(m->s, x.nelems * sizeof *el);
+        for (size_t i = 0; i < x.nelems; i++)
+            el[i] = import_value(m, x.elems[i]);
+        x.elems = el;
+    }
     return x;
 }
 
@@ -439,12 +445,14 @@ static const py_func_export *resolve(pe_ctx *e, const char *origin, const char *
     return py_exported_function((*ix)->exports, own ? own : name);
 }
 
-/* The loaded module's value of the definition f (a function or a class), or NULL. */
+/* The loaded module's value of the definition f (a function or a class), or NULL. A function
+ * value of a third module the name was rebound to (`mask_fill = make_fill(-1e9)` after its def)
+ * keeps that module in .mod: run it there (pe_call_module_value), never with m's node table. */
 static const aval *definition(pe_ctx *e, const fe_file_index *ix, const py_func_export *f, pe_ctx **m)
 {
     *m = module_ev(e, ix, f);
     const aval *v = *m ? pe_env_get(&(*m)->module, f->name) : NULL;
-    if (!v || v->tag != (f->is_class ? AV_CLASS : AV_FUNC))
+    if (!v || v->tag != (f->is_class ? AV_CLASS : AV_FUNC) || (f->is_class && v->mod))
         return NULL;
     return v;
 }
@@ -509,6 +517,8 @@ bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g,
     const aval *fv = worth ? definition(e, ix, f, &m) : NULL;
     if (!fv)
         return false;
+    if (fv->mod)
+        return !method && pe_call_module_value(e, fv, g, out);
     return run_in(e, m, method ? RUN_METHOD : f->is_class ? RUN_NEW : RUN_FUNCTION, fv, method, g, out);
 }
 

@@ -78,7 +78,8 @@ typedef struct aval {
                        * own attributes */
     struct pe_ctx *mod;   /* AV_INSTANCE of a class of a loaded module, AV_FUNC returned by one
                            * (pymodule.c): that module's evaluator, whose node table node_id
-                           * indexes; NULL: this file's. AV_PARTIAL: the evaluator that made it */
+                           * indexes; NULL: this file's. AV_PARTIAL: the evaluator that made it
+                           * (where it is called: pe_call_module_value for another file's) */
     union {
         const struct partial_fn *partial;   /* AV_PARTIAL: the callee and its bound arguments */
         const struct env *closure;   /* AV_FUNC returned by the function defining it (a lambda

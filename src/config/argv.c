@@ -211,7 +211,8 @@ void cfg_emit_number(cfg_ctx *c, decl_key key, const char *range_name, double nu
 {
     deploy_decl *d = new_decl(c, key, value, engine, carrier, group);
     d->number = number;
-    d->range_name = range_name;
+    /* a checkpoint field's name is a YAML node's text, in the file's scratch arena */
+    d->range_name = range_name ? arena_strdup(c->out->arena, range_name) : NULL;
 }
 
 static bool parse_bool(const char *s, double *out)

@@ -140,29 +140,34 @@ static void analyze(const fe_source *s, const fe_context *ctx, file_facts *out)
     const char *path = s->path, *data = s->data;
     size_t len = s->len;
     ysrc src;
-    cfg_ctx c = { .path = out->path ? out->path : path, .out = out, .a = out->arena, .src = &src, .config_group = -1 };
+    /* Parse structures (YAML nodes, shell words, the line table) live in a scratch arena freed
+     * when the file is done; what the facts keep (spellings, paths) is copied into out->arena. */
+    kv_arena *scratch = arena_new();
+    cfg_ctx c = { .path = out->path ? out->path : path, .out = out, .a = scratch, .src = &src, .config_group = -1 };
     c.named_config = kind_of(path) == FK_YAML && named_by_a_command(c.path, ctx);
     switch (kind_of(path)) {
     case FK_YAML:
         cfg_analyze_yaml(&c, data, len); /* sets c.src to the stream's own table */
         break;
     case FK_SHELL:
-        ysrc_init(&src, data, len, out->arena);
+        ysrc_init(&src, data, len, scratch);
         cfg_analyze_shell(&c, src.data, len);
         break;
     case FK_DOCKER:
-        ysrc_init(&src, data, len, out->arena);
+        ysrc_init(&src, data, len, scratch);
         cfg_analyze_dockerfile(&c, src.data, len);
         break;
     case FK_ENV:
     case FK_UNIT:
-        ysrc_init(&src, data, len, out->arena);
+        ysrc_init(&src, data, len, scratch);
         (kind_of(path) == FK_ENV ? cfg_analyze_env : cfg_analyze_unit)(&c, src.data, len);
         break;
     case FK_NONE:
+        arena_free(scratch);
         return;
     }
     cfg_suppressions(&c, c.src->data, len);
+    arena_free(scratch);
     cfg_drop_twin_groups(out);
     if (out->decls.n > 1)
         qsort(out->decls.v, out->decls.n, sizeof *out->decls.v, by_position);

@@ -31,6 +31,7 @@ typedef struct pattern {
     pat_kind kind;
     bool negate, dir_only, anchored;
     size_t lit;           /* P_GLOB: the bytes before its first wildcard, class or escape */
+    size_t len;           /* strlen(text) */
     const char *needle;   /* P_GLOB: its longest run of plain bytes without '/', which every match
                              holds (`_hip` of `*_hip*`), or NULL */
 } pattern;
@@ -123,6 +124,7 @@ static bool parse_line(kv_arena *a, char *line, pattern *p)
         p->kind = P_PATH;
     p->lit = strcspn(line, "*?[\\");
     p->text = arena_strdup(a, line);
+    p->len = strlen(line);
     p->needle = p->kind == P_GLOB ? longest_plain_run(a, line) : NULL;
     return true;
 }
@@ -157,21 +159,22 @@ static void push(kv_gitignore *g, level lv)
     g->stack[g->n++] = lv;
 }
 
-static bool pattern_hits(const pattern *p, const char *rel, const char *base, bool is_dir)
+/* One path against one pattern. Called for every walked entry and pattern of every level (vLLM:
+ * 12,000 entries, 120 patterns), so each kind first compares what is cheapest: a first byte, a
+ * length. base_len is strlen(base). */
+static bool pattern_hits(const pattern *p, const char *rel, const char *base, size_t base_len, bool is_dir)
 {
     if (p->dir_only && !is_dir)
         return false;
     switch (p->kind) {
-    case P_NAME: return strcmp(p->text, base) == 0;
-    case P_SUFFIX: {
-        size_t bl = strlen(base), sl = strlen(p->text);
-        return bl >= sl && strcmp(base + bl - sl, p->text) == 0;
-    }
-    case P_PATH: return strcmp(p->text, rel) == 0;
+    case P_NAME: return p->len == base_len && p->text[0] == base[0] && memcmp(p->text, base, base_len) == 0;
+    case P_SUFFIX:
+        return base_len >= p->len && memcmp(base + base_len - p->len, p->text, p->len) == 0;
+    case P_PATH: return p->text[0] == rel[0] && strcmp(p->text, rel) == 0;
     case P_GLOB: {
         const char *s = p->anchored ? rel : base;   /* the whole of it must match: so must the start */
-        return strncmp(s, p->text, p->lit) == 0 && (!p->needle || strstr(s, p->needle))
-               && kv_glob_match_git(p->text, s);
+        return (p->lit == 0 || (s[0] == p->text[0] && strncmp(s, p->text, p->lit) == 0)) &&
+               (!p->needle || strstr(s, p->needle)) && kv_glob_match_git(p->text, s);
     }
     }
     return false;
@@ -180,10 +183,10 @@ static bool pattern_hits(const pattern *p, const char *rel, const char *base, bo
 /* The verdict of one level: 1 ignored, 0 re-included, -1 no pattern matches. */
 static int level_verdict(const level *lv, const char *rel_top, const char *base, bool is_dir)
 {
-    size_t pl = strlen(lv->prefix);
+    size_t pl = strlen(lv->prefix), bl = strlen(base);
     const char *rel = pl ? rel_top + pl + 1 : rel_top;
     for (size_t i = lv->n; i-- > 0;)
-        if (pattern_hits(&lv->v[i], rel, base, is_dir))
+        if (pattern_hits(&lv->v[i], rel, base, bl, is_dir))
             return !lv->v[i].negate;
     return -1;
 }

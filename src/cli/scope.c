@@ -157,19 +157,47 @@ static char *existing_dir_of(const char *path)
     return dir;
 }
 
+/* Does the code file path (or standard input's bytes, when it is stdin_name) declare a
+ * deployment, as its front end reads it lexically (frontend.h's `declares`)? */
+static bool declares_deployment(const char *path, const char *stdin_name, const char *stdin_data, size_t stdin_len,
+                                size_t limit)
+{
+    const char *lang = NULL;
+    const frontend *fe = kv_frontend_for(path, &lang);
+    if (!fe || !fe->declares)
+        return false;
+    bool from_stdin = stdin_name && !strcmp(path, stdin_name);
+    char *data = NULL;
+    size_t len = 0;
+    const char *err = NULL;
+    if (!from_stdin && (fs_read_file(path, limit, &data, &len, &err) != FS_OK || !data || fs_looks_binary(data, len))) {
+        free(data);
+        return false;
+    }
+    fe_source src = { .path = path, .data = from_stdin ? stdin_data : data, .len = from_stdin ? stdin_len : len,
+                      .lang = lang };
+    bool yes = src.data && fe->declares(&src);
+    free(data);
+    return yes;
+}
+
 void scope_plan(run_scope *s, char *const *paths, size_t npaths, const kv_project *p, bool named_configs,
-                const char *stdin_name)
+                const char *stdin_name, const char *stdin_data, size_t stdin_len)
 {
     memset(s, 0, sizeof *s);
     if (npaths == 0)
         return;
+    enum { DEFAULT_MAX_FILE = 8 << 20 };
+    size_t limit = p->max_file_size ? p->max_file_size : DEFAULT_MAX_FILE;
+    /* code: a named code file that is not also a deployment (a test's `LLM(dtype="float16")`) */
     bool code = false, claimed = false;
     for (size_t i = 0; i < npaths; i++) {
         if (!is_regular(paths[i]) && !(stdin_name && !strcmp(paths[i], stdin_name)))
             return;
         const char *lang = lang_of(paths[i]);
         claimed = claimed || lang;
-        code = code || (lang && !is_config(lang));
+        code = code || (lang && !is_config(lang) && !declares_deployment(paths[i], stdin_name, stdin_data,
+                                                                         stdin_len, limit));
     }
     if (!claimed)
         return;

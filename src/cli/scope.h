@@ -5,9 +5,10 @@
  * A finding joins code with a deployment (and often a checkpoint's id range), so a commit that
  * touches only one side must still be checked against the other. When every path on the command
  * line is a regular file, the run is "focused":
- *  - no code named (only deployment or checkpoint configs): the project's code is read too, the
- *    `.kvlint.yaml` `code:` globs, else every code file under the project root (the folder of
- *    `.kvlint.yaml`, else the git work tree's top);
+ *  - no code named (only deployment or checkpoint configs, or code files that declare a deployment
+ *    as their front end reads them lexically: Python's `LLM(dtype="float16")`): the project's code
+ *    is read too, the `.kvlint.yaml` `code:` globs, else every code file under the project root
+ *    (the folder of `.kvlint.yaml`, else the git work tree's top);
  *  - deployments and checkpoints: with a `.kvlint.yaml`, its `deployments:` globs (the scanner
  *    reads those) and `model_config:` globs; without one, every config file under the git top;
  *    none when the command line names them (--config, --model-config);
@@ -39,9 +40,10 @@ typedef struct run_scope {
 
 /* Plan a run over paths with project p. A run with a directory argument stays unfocused.
  * named_configs: --config/--model-config were given, so they are the deployments (none found).
- * stdin_name: the path among paths that is read from standard input (need not exist), or NULL. */
+ * stdin_name: the path among paths that is read from standard input (need not exist), or NULL;
+ * stdin_data/stdin_len its bytes (NULL: none). */
 void scope_plan(run_scope *s, char *const *paths, size_t npaths, const kv_project *p, bool named_configs,
-                const char *stdin_name);
+                const char *stdin_name, const char *stdin_data, size_t stdin_len);
 /* After scope_plan: the modules the named code files import, two levels deep, into s->context.
  * stdin_name's bytes are stdin_data (NULL: none). */
 void scope_add_imports(run_scope *s, char *const *paths, size_t npaths, const kv_project *p, const char *stdin_name,

@@ -240,7 +240,8 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
     if (o->stdin_name)
         read_stdin(s, o);
     if (o->focus) {
-        scope_plan(&s->scope, paths, npaths, s->project, o->nconfigs || o->model_config, o->stdin_name);
+        scope_plan(&s->scope, paths, npaths, s->project, o->nconfigs || o->model_config, o->stdin_name,
+                   s->stdin_file.status == FS_OK ? s->stdin_file.data : NULL, s->stdin_file.len);
         scope_add_imports(&s->scope, paths, npaths, s->project, o->stdin_name,
                           s->stdin_file.status == FS_OK ? s->stdin_file.data : NULL, s->stdin_file.len);
     }

@@ -106,6 +106,10 @@ typedef struct frontend {
     void (*analyze)(const fe_source *src, const fe_context *ctx, file_facts *out);
     /* Optional: the files src imports (see above), in arena; their number, *out the array. */
     size_t (*imports)(const fe_source *src, kv_arena *arena, const fe_import **out);
+    /* Optional, for a code front end: whether src declares a deployment (Python's
+     * `LLM(dtype="float16")`), lexically. A run on named files reads the project's code for such a
+     * file as for a deployment config (cli/scope.c). NULL: its files declare none. */
+    bool (*declares)(const fe_source *src);
 } frontend;
 
 /* ---- the registry (registry.c) ---- */

@@ -63,6 +63,11 @@ static size_t python_imports(const fe_source *src, kv_arena *arena, const fe_imp
     return py_imports(src->data, src->len, arena, out);
 }
 
+static bool python_declares(const fe_source *src)
+{
+    return py_declares_literal_deployment(src->data, src->len);
+}
+
 static void python_analyze(const fe_source *src, const fe_context *ctx, file_facts *out)
 {
     if (!py_prefilter(ctx ? ctx->state : NULL, ctx, src->path, src->data, src->len)) {
@@ -85,4 +90,5 @@ const frontend python_frontend = {
     .link = python_link,
     .analyze = python_analyze,
     .imports = python_imports,
+    .declares = python_declares,
 };

@@ -267,6 +267,9 @@ bool py_class_member_spells(const py_exports *ex, const py_func_export *c, const
 
 /* The files a file imports at top level, as paths to try (frontend.h's imports; pyimports.c). */
 size_t py_imports(const char *data, size_t len, kv_arena *arena, const fe_import **out);
+/* Whether the file calls an engine (LLM, EngineArgs, ...) with a declaring keyword written as a
+ * literal (pylex.c): a deployment of the project, for a run on named files. */
+bool py_declares_literal_deployment(const char *data, size_t len);
 
 /* ---- run-wide lookups over the indexes (pylink.c) ---- */
 

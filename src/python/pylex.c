@@ -480,3 +480,40 @@ bool py_is_assign(const char *data, const char *p, const char *end)
         return p - 1 > data && p[-2] == p[-1];   /* <<= >>= */
     return true;
 }
+
+/* Whether the file calls an engine with a declaring keyword written as a literal:
+ * `LLM(model=..., dtype="float16")`, `sgl.Engine(..., kv_cache_dtype="fp8_e5m2")`,
+ * `EngineArgs(max_model_len=8192)`. Lexical, for a run on named files (frontend.h's `declares`):
+ * such a file is a deployment of the project as a config is, so its code is read for it. Not the
+ * evaluator's reading (a keyword bound to a variable, `**kwargs` or `engine_kwargs=` is not
+ * seen here; `set_default_dtype` is left out, as tests call it); it only widens what is read. */
+bool py_declares_literal_deployment(const char *data, size_t len)
+{
+    lexer lx;
+    py_lex_init(&lx, data, len);
+    enum { OUT, CALLEE, ARGS, KEYWORD, EQUALS } st = OUT;
+    int depth = 0, call_depth = 0;   /* brackets open; those open outside the engine call */
+    for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
+        if (k == LEX_COMMENT)
+            continue;
+        bool open = k == LEX_PUNCT && strchr("([{", *lx.tok), close = k == LEX_PUNCT && strchr(")]}", *lx.tok);
+        if (st == EQUALS && (k == LEX_STRING || k == LEX_NUMBER))
+            return true;
+        if (st == KEYWORD)
+            st = k == LEX_PUNCT && *lx.tok == '=' && lx.len == 1 ? EQUALS : ARGS;
+        else if (st == EQUALS)
+            st = ARGS;
+        if (st == CALLEE)
+            st = open && *lx.tok == '(' ? ARGS : OUT;
+        else if (st == OUT && k == LEX_WORD && py_is_decl_callee(lx.tok, lx.len) &&
+                 !(lx.len == 17 && memcmp(lx.tok, "set_default_dtype", 17) == 0))
+            st = CALLEE, call_depth = depth;
+        else if (st == ARGS && depth == call_depth + 1 && k == LEX_WORD && py_is_decl_keyword(lx.tok, lx.len))
+            st = KEYWORD;
+        if (open)
+            depth++;
+        if (close && depth > 0 && --depth == call_depth && st != OUT && st != CALLEE)
+            st = OUT;
+    }
+    return false;
+}

@@ -81,6 +81,8 @@ void fuzz_frontend(const frontend *fe, const char *path, const uint8_t *data, si
             if (!v[i].path || strlen(v[i].path) > 4 * size + 32)
                 abort();
     }
+    if (fe->declares)   /* whether it is a deployment (a run on named files asks) */
+        (void)fe->declares(&src);
     arena_free(link_arena);
     file_facts_free(out);
     free(buf);

@@ -448,6 +448,26 @@ START_TEST(import_candidates)
 }
 END_TEST
 
+START_TEST(declares_literal_deployment)
+{
+    static const struct { const char *src; bool yes; } cases[] = {
+        { "llm = LLM(model='m', dtype=\"float16\")\n", true },
+        { "e = sgl.Engine(model_path=p,\n    kv_cache_dtype='fp8_e5m2')\n", true },
+        { "args = EngineArgs(model=m, max_model_len=8192)\n", true },
+        { "llm = LLM(model=name, dtype=dtype)\n", false },            /* no literal */
+        { "llm = LLM(**kwargs)\n", false },
+        { "x = f(dtype='float16')\nLLM(model)\n", false },             /* the keyword is not the engine's */
+        { "LLM(model=g(dtype='float16'))\n", false },                 /* a nested call's keyword */
+        { "# LLM(dtype='float16')\ns = \"LLM(dtype='half')\"\n", false }, /* a comment, a string */
+        { "torch.set_default_dtype(torch.float16)\n", false },
+        { "LLM(model='m', dtype=", false },                           /* cut short */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        ck_assert_msg(py_declares_literal_deployment(cases[i].src, strlen(cases[i].src)) == cases[i].yes,
+                      "case %zu: %s", i, cases[i].src);
+}
+END_TEST
+
 START_TEST(link_modules)
 {
     kv_arena *a = arena_new();
@@ -1090,6 +1110,7 @@ static Suite *python_suite(void)
     tcase_add_test(t, index_class_members);
     tcase_add_test(t, link_modules);
     tcase_add_test(t, import_candidates);
+    tcase_add_test(t, declares_literal_deployment);
     tcase_add_test(t, link_class_constants);
     tcase_add_test(t, prefilter_words);
     tcase_add_test(t, prefilter_imports);

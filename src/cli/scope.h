@@ -12,7 +12,7 @@
  *  - deployments and checkpoints: with a `.kvlint.yaml`, its `deployments:` globs (the scanner
  *    reads those) and `model_config:` globs; without one, every config file under the git top;
  *    none when the command line names them (--config, --model-config);
- *  - code named: the modules it imports (Python: `from M import ...`, `import M` at top level)
+ *  - code named: the modules it imports (Python: `from M import ...`, `import M`, also in a function)
  *    that are files under the project root, and the modules those import, are indexed (not
  *    analysed), so that a helper, a class or a constant of a sibling module is followed as in a
  *    run on the whole tree (at most 128 files);

@@ -2,11 +2,13 @@
  * pyimports.c: the files a Python file imports, as paths to try (frontend.h's imports hook), so
  * that a run on named files (a pre-commit hook's) indexes the modules they import.
  *
- * Lexical, top-level statements only, as the index reads imports: `from M import a, b as c` (M's
- * module file or package `__init__.py`, and `a`, `b` as submodules of M) and `import a.b [as c]`.
- * A relative M (`.masks`, `..pkg`) is a path from the file's folder; an absolute one is rooted
- * (the caller tries it under each source root). It does not decide which paths exist, and reads
- * no `importlib` call, star-import contents or import inside a function.
+ * Lexical: each statement that starts a line, at any indentation (an import inside a function, as
+ * vLLM writes its lazy ones, is followed by the evaluator like a top-level one): `from M import a,
+ * b as c` (M's module file or package `__init__.py`, and `a`, `b` as submodules of M) and
+ * `import a.b [as c]`. A relative M (`.masks`, `..pkg`) is a path from the file's folder; an
+ * absolute one is rooted (the caller tries it under each source root). It does not decide which
+ * paths exist, and reads no `importlib` call, star-import contents or import after `:` on the
+ * line of an `if` or `try`.
  */
 #include <stdio.h>
 #include <string.h>
@@ -131,7 +133,7 @@ size_t py_imports(const char *data, size_t len, kv_arena *arena, const fe_import
     for (lex_kind k; (k = py_lex_next(&lx)) != LEX_END;) {
         if (k == LEX_COMMENT)
             continue;
-        if (lx.at_line_start && depth == 0) {
+        if ((lx.at_line_start || lx.fresh_line) && depth == 0) {   /* a statement's first token */
             bool from = k == LEX_WORD && lx.len == 4 && memcmp(lx.tok, "from", 4) == 0;
             bool import = k == LEX_WORD && lx.len == 6 && memcmp(lx.tok, "import", 6) == 0;
             start(&r, from ? FROM_MODULE : import ? IMPORT_NAMES : NONE);

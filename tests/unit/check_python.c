@@ -428,7 +428,7 @@ START_TEST(import_candidates)
                       "from . import consts\n"
                       "from ..pkg.sub import (x,\n    y)\n"
                       "import torch.nn as nn, vllm.config\n"
-                      "def f():\n    from .lazy import z\n"
+                      "def f():\n    from .lazy import z\n    x = (1,\n        2)\n"   /* a continuation is no statement */
                       "s = 'from .fake import q'\n"
                       "from plugin.layers import *\n";
     const fe_import *v;
@@ -443,6 +443,7 @@ START_TEST(import_candidates)
                           "../pkg/sub/x.py ../pkg/sub/x/__init__.py ../pkg/sub/y.py ../pkg/sub/y/__init__.py "
                           "../pkg/sub.py ../pkg/sub/__init__.py "
                           "torch/nn.py@ torch/nn/__init__.py@ vllm/config.py@ vllm/config/__init__.py@ "
+                          "lazy/z.py lazy/z/__init__.py lazy.py lazy/__init__.py "   /* inside a function */
                           "plugin/layers.py@ plugin/layers/__init__.py@ ");
     arena_free(a);
 }

@@ -303,6 +303,9 @@ static void block_token(const py_state *st, const lexer *lx, lex_kind k, char pr
     cur->f.sentinel |= !cur->f.is_class && py_token_is_sentinel(k, lx->tok, lx->len);
     cur->class_spells |= cur->f.is_class && member_sentinel_token(k, lx->tok, lx->len, prev == '-');
     cur->f.store |= k == LEX_WORD && py_is_sink_word(st, lx->tok, lx->len);
+    cur->f.makes_function |= !cur->f.is_class && k == LEX_WORD &&
+                             ((lx->len == 3 && memcmp(lx->tok, "def", 3) == 0) ||
+                              (lx->len == 6 && memcmp(lx->tok, "lambda", 6) == 0));
     if (pending->orig && k == LEX_WORD && prev == '.' && pending->dot) {
         /* masks.make_mask: the use is make_mask of the module `from M import masks` names */
         size_t ml = pending->module ? strlen(pending->module) : 0;
@@ -758,6 +761,7 @@ static void export_functions(fn_vec *fns, const char *data, kv_arena *arena, py_
             v[n - 1].sentinel |= v[i].sentinel;
             v[n - 1].cast |= v[i].cast;
             v[n - 1].store |= v[i].store;
+            v[n - 1].makes_function |= v[i].makes_function;
             v[n - 1].own_sentinel |= v[i].own_sentinel || v[i].nsentinel_members;   /* two classes X: any member */
             if (!v[n - 1].nuses)  /* a redefinition: the first one's imported names are kept */
                 v[n - 1].uses = v[i].uses, v[n - 1].use_modules = v[i].use_modules, v[n - 1].nuses = v[i].nuses;

@@ -507,8 +507,10 @@ bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g,
     }
     if (f->kernel)
         return false;
+    /* a factory of a storing function (makes_function and store) is run for what it returns */
     bool worth = py_link_function_sentinel(e->ctx->link, ix, f) || args_carry_values(g, !f->is_class)
-                 || (f->is_class && py_link_class_follows(e->ctx->link, ix, f, method));
+                 || (f->is_class && py_link_class_follows(e->ctx->link, ix, f, method))
+                 || (!f->is_class && !method && f->makes_function && f->store);
     if (f->is_class && !method && !worth) {
         *out = pe_lazy_instance(e, origin);
         return true;

@@ -164,9 +164,12 @@ expect_query "interproc: objects of imported classes, and subclasses inheriting 
 expect_query "interproc: an imported class naming a constant of a third file (a method, through another member, an initialiser, module.NAME) is followed though built with nothing" interproc \
     '[(s["line"], [(v["origin"]["path"], v["origin"]["line"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/own_sentinels.py" and s["line"] >= 25]' \
     "[(25, [('interproc/pkg/consts.py', 1)]), (26, [('interproc/pkg/consts.py', 1)]), (27, [('interproc/pkg/consts.py', 1)])]"
-expect_query "interproc: closures, partials and tuples another file's factories return run there (make_fill, make_masker, make_partial, make_pair, a def rebound to a closure; not make_writer, make_scale)" interproc \
+expect_query "interproc: closures, partials and tuples another file's factories return run there (make_fill, make_masker, make_partial, make_pair, a def rebound to a closure; make_scale holds no sentinel)" interproc \
     '[(s["line"], [(v["text"], v["origin"]["path"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/closure_user.py"]' \
     "[(14, [('-1e9', 'interproc/pkg/closure_user.py')]), (16, [('torch.finfo(dtype).min', 'interproc/pkg/fills.py')]), (20, [('float(\"-inf\")', 'interproc/pkg/closure_user.py')]), (22, [('-1e5', 'interproc/pkg/closure_user.py')]), (24, [('-1e9', 'interproc/pkg/rebound.py')])]"
+expect_query "interproc: factories called with nothing that could become a fact still run when they make a function and store (make_writer, make_cache_writer in an attribute): the caller's sentinels stored in fills.py" interproc \
+    '[(s["line"], [(v["text"], v["origin"]["path"], v["origin"]["line"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/fills.py"]' \
+    "[(23, [('-3e4', 'interproc/pkg/closure_user.py', 18)]), (45, [('-1e9', 'interproc/pkg/closure_user.py', 33)])]"
 expect_query "interproc: a closure in a returned tuple" interproc \
     '[(s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/closures.py" and s["line"] == 53]' \
     "[(53, ['-1e5'])]"

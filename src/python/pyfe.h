@@ -236,7 +236,7 @@ typedef struct py_func_export {
                                     * function). More than MAX_SENTINEL_MEMBERS: own_sentinel */
     uint16_t sentinel_members_at;
     const char *const *uses;  /* names it uses that its file imports with `from M import`, by their
-                               * imported spelling, or same-file functions that do (at most 8; only
+                               * imported spelling, or same-file functions that do (at most 32; only
                                * if not already a sentinel). A class's are the imported names its
                                * text uses as values (not called, subscripted or annotated with,
                                * nor as a base; not if own_sentinel): py_link_class_follows */

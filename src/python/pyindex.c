@@ -29,8 +29,8 @@ typedef struct fn_extent {
     const char **members;      /* a class's sentinel_members (in scratch); f.nsentinel_members of them */
     size_t name_len;
     const char *start, *end;   /* the tokens of the block, `def` to the next column-0 line */
-    const char *uses[8];       /* imported names it mentions (MAX_USES) */
-    const char *use_modules[8];/* the module each comes from, NULL for a same-file function */
+    const char *uses[32];      /* imported names it mentions (MAX_USES) */
+    const char *use_modules[32];/* the module each comes from, NULL for a same-file function */
     size_t nuses;
     const char *calls[16];     /* names it calls as name(...) (MAX_CALLS) */
     size_t ncalls;
@@ -46,7 +46,9 @@ typedef ARENA_VEC(fn_extent) fn_vec;
 /* Names a file imports with `from M import a, b as c` at top level: a hash set of the local
  * names (b's local name is c) mapping to the imported ones, so that a function can say which
  * imported names it uses (the link pass then knows which of them are sentinels elsewhere). */
-enum { IMPORT_SLOTS = 512, MAX_USES = 8, MAX_CALLS = 16 };
+/* MAX_USES: a function of a model file names many imported layers and helpers before the constant
+ * that makes it a sentinel's (8 dropped `from .consts import NEG` after nine imported helpers). */
+enum { IMPORT_SLOTS = 512, MAX_USES = 32, MAX_CALLS = 16 };
 
 typedef struct import_set {
     const char *local[IMPORT_SLOTS];

@@ -32,8 +32,9 @@ typedef struct fn_extent {
     const char *uses[32];      /* imported names it mentions (MAX_USES) */
     const char *use_modules[32];/* the module each comes from, NULL for a same-file function */
     size_t nuses;
-    const char *calls[16];     /* names it calls as name(...) (MAX_CALLS) */
-    size_t ncalls;
+    const char **calls;        /* names it calls as name(...) (at most MAX_CALLS, in scratch);
+                                * after keep_file_calls, only the functions of its file */
+    size_t ncalls, calls_cap;
     bool class_spells;         /* a class with a token member_sentinel_token counts */
     const char *passed[8];     /* callees of partial(name, ...) it makes, in the file's bytes:
                                 * calls if a function of the file has the name */
@@ -48,7 +49,10 @@ typedef ARENA_VEC(fn_extent) fn_vec;
  * imported names it uses (the link pass then knows which of them are sentinels elsewhere). */
 /* MAX_USES: a function of a model file names many imported layers and helpers before the constant
  * that makes it a sentinel's (8 dropped `from .consts import NEG` after nine imported helpers). */
-enum { IMPORT_SLOTS = 512, MAX_USES = 32, MAX_CALLS = 16 };
+/* MAX_CALLS: distinct names a function calls, builtins and imports included, before only its
+ * file's functions are kept (16 dropped a helper's `_neg()` after twenty-one builtin calls, and the
+ * module loaded for the helper then left `_neg` unparsed). */
+enum { IMPORT_SLOTS = 512, MAX_USES = 32, MAX_CALLS = 1024 };
 
 typedef struct import_set {
     const char *local[IMPORT_SLOTS];
@@ -138,8 +142,41 @@ static void fn_call(fn_extent *f, const char *w, size_t n, kv_arena *a)
     for (size_t i = 0; i < f->ncalls; i++)
         if (strlen(f->calls[i]) == n && memcmp(f->calls[i], w, n) == 0)
             return;
-    if (f->ncalls < MAX_CALLS)
+    if (f->ncalls < MAX_CALLS) {
+        f->calls = arena_grow(a, f->calls, &f->calls_cap, f->ncalls + 1, sizeof *f->calls);
         f->calls[f->ncalls++] = arena_strndup(a, w, n);
+    }
+}
+
+/* Keep of each function's calls only the functions of its file (another of the same name for
+ * its own), so that the passes over calls below look at a few names, not every builtin. */
+static void keep_file_calls(fn_vec *fns, kv_arena *a)
+{
+    size_t cap = 16;
+    while (cap < 2 * fns->n)
+        cap *= 2;
+    typedef struct { const char *name; size_t len; uint32_t count; } slot_t;
+    slot_t *t = arena_zalloc(a, cap * sizeof *t);
+    for (size_t i = 0; i < fns->n; i++) {
+        const fn_extent *f = &fns->v[i];
+        size_t h = kv_hash32(f->f.name, f->name_len) & (cap - 1);
+        while (t[h].name && !(t[h].len == f->name_len && memcmp(t[h].name, f->f.name, f->name_len) == 0))
+            h = (h + 1) & (cap - 1);
+        t[h] = (slot_t){ f->f.name, f->name_len, t[h].count + 1 };
+    }
+    for (size_t i = 0; i < fns->n; i++) {
+        fn_extent *f = &fns->v[i];
+        size_t kept = 0;
+        for (size_t c = 0; c < f->ncalls; c++) {
+            size_t n = strlen(f->calls[c]), h = kv_hash32(f->calls[c], n) & (cap - 1);
+            while (t[h].name && !(t[h].len == n && memcmp(t[h].name, f->calls[c], n) == 0))
+                h = (h + 1) & (cap - 1);
+            bool own = n == f->name_len && memcmp(f->calls[c], f->f.name, n) == 0;
+            if (t[h].name && (!own || t[h].count > 1))
+                f->calls[kept++] = f->calls[c];
+        }
+        f->ncalls = kept;
+    }
 }
 
 /* A name f passes on (not copied: the file's bytes live through the index pass). */
@@ -465,6 +502,7 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
     use_pending(cur, &pending, false);
     drop_type_uses(out, im);
     passed_to_calls(out, scratch);
+    keep_file_calls(out, scratch);
     if (stmt)
         prologue_add(prologue, scratch, (uint32_t)(stmt - data), (uint32_t)len);
 }

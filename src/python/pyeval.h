@@ -255,6 +255,12 @@ const char *pe_last_dotted(const char *s);
 bool pe_same_bytes(const pe_ctx *e, TSNode a, TSNode b);
 node_kind pe_kind(const pe_ctx *e, TSNode n);
 
+/* A dtype guard (pystmt.c): cond compares the model's or the cache's dtype with a dtype written
+ * in the code. Its truth where known (else -1); *guard with *kind, *x and *is set when it is one:
+ * the true branch holds where the kind's dtype is x (`==`, `is`) or is not x (`!=`, `is not`). */
+typedef struct pe_guard { bool on; dref_kind kind; kvn_dtype x; bool is; } pe_guard;
+int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g);
+
 /* ---- environments, bindings, assignment targets, parameters, imports (pyscope.c) ---- */
 const aval *pe_env_find_n(const env *en, const char *s, size_t n, uint32_t h);
 const aval *pe_env_get(const env *en, const char *name);
@@ -264,6 +270,8 @@ env pe_env_copy(kv_arena *a, const env *en);
  * kind's dtype is d (is) or is not d (!is): past `if dtype == torch.float16:` the branch's state
  * against the state before it, and the other way round. */
 env pe_env_held(kv_arena *a, const env *x, const env *other, dref_kind kind, kvn_dtype d, bool is);
+/* v with its values marked held only where the kind's dtype is (is not) d; an inner mark stays. */
+aval pe_value_held(kv_arena *a, const aval *v, dref_kind kind, kvn_dtype d, bool is);
 env pe_env_join(kv_arena *a, const env *x, const env *y);
 const char *pe_self_key(pe_ctx *e, TSNode attr_node);
 aval pe_lookup_self(pe_ctx *e, const char *key, TSNode at);

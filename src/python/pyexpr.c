@@ -447,8 +447,13 @@ static aval eval_conditional(pe_ctx *e, TSNode n)
     if (ts_node_named_child_count(n) < 3)
         return av_unknown();
     aval a = pe_eval(e, ts_node_named_child(n, 0));
-    pe_eval(e, ts_node_named_child(n, 1));
+    pe_guard g;
+    pe_condition(e, ts_node_named_child(n, 1), &g);
     aval b = pe_eval(e, ts_node_named_child(n, 2));
+    if (g.on) {   /* `-1e4 if dtype == torch.float16 else -1e9`: each where the guard says */
+        a = pe_value_held(e->s, &a, g.kind, g.x, g.is);
+        b = pe_value_held(e->s, &b, g.kind, g.x, !g.is);
+    }
     return av_join(e->s, &a, &b);
 }
 

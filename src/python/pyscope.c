@@ -111,6 +111,23 @@ env pe_env_copy(kv_arena *a, const env *en)
     return c;
 }
 
+aval pe_value_held(kv_arena *a, const aval *v, dref_kind kind, kvn_dtype d, bool is)
+{
+    if (v->tag != AV_VALUES || !v->n)
+        return *v;
+    aval t = *v;
+    pv *vals = arena_memdup(a, v->vals, v->n * sizeof *vals);
+    for (size_t j = 0; j < v->n; j++) {
+        if (vals[j].v.held_kind == DREF_MODEL || vals[j].v.held_kind == DREF_KV)
+            continue;   /* an inner branch's condition stays */
+        vals[j].v.held_kind = kind;
+        vals[j].v.held_dtype = d;
+        vals[j].v.held_is = is;
+    }
+    t.vals = vals;
+    return t;
+}
+
 env pe_env_held(kv_arena *a, const env *x, const env *other, dref_kind kind, kvn_dtype d, bool is)
 {
     env r = pe_env_copy(a, x);
@@ -119,16 +136,7 @@ env pe_env_held(kv_arena *a, const env *x, const env *other, dref_kind kind, kvn
         bool same = i < other->n && other->v[i].name == r.v[i].name && other->v[i].v == v;
         if (same || v->tag != AV_VALUES || !v->n)
             continue;
-        aval t = *v;
-        pv *vals = arena_memdup(a, v->vals, v->n * sizeof *vals);
-        for (size_t j = 0; j < v->n; j++) {
-            if (vals[j].v.held_kind == DREF_MODEL || vals[j].v.held_kind == DREF_KV)
-                continue;   /* an inner branch's condition stays */
-            vals[j].v.held_kind = kind;
-            vals[j].v.held_dtype = d;
-            vals[j].v.held_is = is;
-        }
-        t.vals = vals;
+        aval t = pe_value_held(a, v, kind, d, is);
         r.v[i].v = arena_memdup(a, &t, sizeof t);
     }
     return r;

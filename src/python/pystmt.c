@@ -37,48 +37,51 @@ static int known_truth(pe_ctx *e, const aval *c)
     return x != 0;
 }
 
-/* An if's condition, evaluated once, before its branches: its truth (known_truth), and whether it
- * is a dtype guard, `D == torch.float16` (or `is`, either order) where D is the model's or the
- * cache's dtype (*guard, with kind and x set), so that what the branch replaces is known to be
- * held only where that dtype is not x. A comparison's operands are evaluated as eval_comparison
- * evaluates them; its value is never one known constant. */
-static int condition(pe_ctx *e, TSNode cond, bool *guard, dref_kind *kind, kvn_dtype *x)
+/* An if's condition (or a conditional expression's), evaluated once, before its branches: its
+ * truth (known_truth), and whether it is a dtype guard, `D == torch.float16` (`is`, `!=`, `is
+ * not`, either order) where D is the model's or the cache's dtype (g), so that what each branch
+ * holds is known to be held only where that dtype is (is not) x. A comparison's operands are
+ * evaluated as eval_comparison evaluates them; its value is never one known constant. */
+int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g)
 {
-    *guard = false;
+    memset(g, 0, sizeof *g);
     const char *op = !ts_node_is_null(cond) && pe_kind(e, cond) == NK_comparison_operator
                              && ts_node_child_count(cond) == 3
                          ? ts_node_type(ts_node_child(cond, 1))
                          : "";
-    if (strcmp(op, "==") != 0 && strcmp(op, "is") != 0) {
+    bool eq = !strcmp(op, "==") || !strcmp(op, "is"), ne = !strcmp(op, "!=") || !strcmp(op, "is not");
+    if (!eq && !ne) {
         aval c = pe_eval(e, cond);
         return known_truth(e, &c);
     }
     aval a = pe_eval(e, ts_node_child(cond, 0)), b = pe_eval(e, ts_node_child(cond, 2));
     const aval *sym = a.dtype.kind == DREF_CONCRETE ? &b : &a, *con = sym == &a ? &b : &a;
-    *guard = a.tag == AV_DTYPE && b.tag == AV_DTYPE && con->dtype.kind == DREF_CONCRETE
-             && con->dtype.dtype != KVN_DTYPE_INVALID && (sym->dtype.kind == DREF_MODEL || sym->dtype.kind == DREF_KV);
-    *kind = sym->dtype.kind;
-    *x = con->dtype.dtype;
+    g->on = a.tag == AV_DTYPE && b.tag == AV_DTYPE && con->dtype.kind == DREF_CONCRETE
+            && con->dtype.dtype != KVN_DTYPE_INVALID && (sym->dtype.kind == DREF_MODEL || sym->dtype.kind == DREF_KV);
+    g->kind = sym->dtype.kind;
+    g->x = con->dtype.dtype;
+    g->is = eq;
     return -1;
 }
 
+/* if / elif / else. Under a dtype guard with no elif, what the if's branch binds is held only
+ * where the guard holds, and what it replaces (or the else branch binds) only where it does not:
+ * `mv = -1e4 if ... else -1e9` written as statements is refined as the expression is. */
 static void exec_branches(pe_ctx *e, TSNode s)
 {
-    bool guard;
-    dref_kind gk;
-    kvn_dtype gx;
-    int t = condition(e, pe_fld(e, s, F_condition), &guard, &gk, &gx);
+    pe_guard g;
+    int t = pe_condition(e, pe_fld(e, s, F_condition), &g);
     if (t == 1) {
         pe_exec_block(e, pe_fld(e, s, F_consequence));  /* no other clause runs */
         return;
     }
     env before = pe_env_copy(e->s, e->cur);
-    env acc = before;
+    env acc = before, cons = before, other = before;
     bool have = false, covered = false;   /* acc holds a branch; some branch surely runs */
-    bool clauses = false;                 /* an elif or else follows */
+    bool elifs = false;                   /* an elif follows */
     if (t == -1) {
         pe_exec_block(e, pe_fld(e, s, F_consequence));
-        acc = *e->cur;
+        acc = cons = *e->cur;
         have = true;
     }
     uint32_t k;
@@ -87,9 +90,9 @@ static void exec_branches(pe_ctx *e, TSNode s)
         TSNode c = ks[i];
         if (!pe_is(c, "elif_clause") && !pe_is(c, "else_clause"))
             continue;
-        clauses = true;
         *e->cur = pe_env_copy(e->s, &before);
         if (pe_is(c, "elif_clause")) {
+            elifs = true;
             aval ec = pe_eval(e, pe_fld(e, c, F_condition));
             int te = known_truth(e, &ec);
             if (te == 0)
@@ -99,14 +102,16 @@ static void exec_branches(pe_ctx *e, TSNode s)
         } else {
             covered = true;
             pe_exec_block(e, pe_fld(e, c, F_body));
+            other = *e->cur;
         }
         acc = have ? pe_env_join(e->s, &acc, e->cur) : *e->cur;
         have = true;
     }
-    if (guard && have && !clauses) {   /* the values it replaces survive where D is not x */
-        env branch = pe_env_held(e->s, &acc, &before, gk, gx, true);
-        before = pe_env_held(e->s, &before, &acc, gk, gx, false);
-        acc = branch;
+    if (g.on && t == -1 && !elifs) {   /* the if's branch where the guard holds, the rest where not */
+        env branch = pe_env_held(e->s, &cons, &other, g.kind, g.x, g.is);   /* other: before, or the else's */
+        env rest = pe_env_held(e->s, &other, &cons, g.kind, g.x, !g.is);
+        acc = pe_env_join(e->s, &branch, &rest);
+        covered = true;
     }
     if (!covered)
         acc = have ? pe_env_join(e->s, &acc, &before) : before;

@@ -616,6 +616,10 @@ static aval dispatch(pe_ctx *e, TSNode call, const callee_ref *c, args *g, int p
     const char *callee = c->callee, *method = c->method;
     aval fv = c->fv, recv = c->recv;
     aval r;
+    if (fv.tag == AV_FUNC && fv.node_id == PE_LAZY_PRODUCT)   /* what an imported factory returns */
+        return pe_call_lazy_product(e, &fv, g, &r) ? r : av_unknown();
+    if (method && recv.tag == AV_FUNC && recv.node_id == PE_LAZY_PRODUCT)
+        recv = av_unknown();   /* not a function after all (x.masked_fill(...)): any receiver */
     if ((fv.tag == AV_FUNC || fv.tag == AV_PARTIAL) && fv.mod && fv.mod != e)   /* another file's */
         return pe_call_module_value(e, &fv, g, &r) ? r : av_unknown();
     if (fv.tag == AV_PARTIAL)

@@ -368,6 +368,10 @@ bool pe_call_module_value(pe_ctx *e, const aval *fv, const args *g, aval *out);
 /* An object of the imported class origin, not built yet: pe_call_module_method builds it in its
  * module at the first method passed a value. */
 aval pe_lazy_instance(pe_ctx *e, const char *origin);
+/* What the imported factory origin returns (a function it makes), the factory not run yet:
+ * pe_call_lazy_product runs it, and then its product, when the product is passed a value. */
+aval pe_lazy_product(pe_ctx *e, const char *origin);
+bool pe_call_lazy_product(pe_ctx *e, const aval *fv, const args *g, aval *out);
 /* A value read from an object of a loaded module's class (inst.attr), made the caller's. */
 aval pe_module_value(pe_ctx *e, struct pe_ctx *m, aval x);
 /* Release the modules loaded for e's file (their trees and parsers). */

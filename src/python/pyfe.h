@@ -217,10 +217,10 @@ typedef struct py_func_export {
                      * caller's value passed in may be stored (the caller's prefilter counts it
                      * as one) */
     bool kernel;    /* decorated @triton.jit / @triton.autotune / @...jit: a kernel, not torch code */
-    bool makes_function;  /* a function whose body defines one (a nested def, a lambda) it may
-                           * return: with store, a factory whose product may store what a caller
-                           * passes it later (`w = make_writer(); w(k, ...)`), so it is followed
-                           * though its own call passes nothing */
+    bool makes_function;  /* a function returning one it makes (`return lambda`, a nested def's
+                           * name, a partial): with store, a factory whose product may store what
+                           * a caller passes it later (`w = make_writer(); w(k, ...)`): its call
+                           * is a lazy product (pymodule.c), run when the product gets a value */
     bool is_class;  /* a top-level `class NAME`: its methods are followed on objects a caller builds.
                      * A class never has the sentinel flag: one -inf in one of a large class's
                      * methods would make every importer a candidate; what a class makes of a

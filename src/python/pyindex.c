@@ -36,6 +36,12 @@ typedef struct fn_extent {
                                 * after keep_file_calls, only the functions of its file */
     size_t ncalls, calls_cap;
     bool class_spells;         /* a class with a token member_sentinel_token counts */
+    const char *nested[4];     /* names of the functions it defines inside (makes_function) */
+    uint8_t nested_len[4], nnested;
+    uint8_t after;             /* the token before: AFTER_DEF (a nested def's name next), AFTER_RETURN,
+                                * AFTER_WORD / AFTER_ASSIGN (`name =`, a lambda next names one) */
+    const char *last;          /* AFTER_WORD / AFTER_ASSIGN: that name */
+    uint8_t last_len;
     const char *passed[8];     /* callees of partial(name, ...) it makes, in the file's bytes:
                                 * calls if a function of the file has the name */
     uint8_t passed_len[8];
@@ -331,6 +337,47 @@ static void use_pending(fn_extent *f, pending_use *p, bool call_next)
     p->orig = NULL;
 }
 
+enum { AFTER_NONE, AFTER_DEF, AFTER_RETURN, AFTER_WORD, AFTER_ASSIGN };
+
+static bool word_eq(const char *w, size_t n, const char *lit)
+{
+    return strlen(lit) == n && memcmp(w, lit, n) == 0;
+}
+
+static void add_nested(fn_extent *cur, const char *w, size_t n)
+{
+    if (cur->nnested < 4 && n < 256)
+        cur->nested[cur->nnested] = w, cur->nested_len[cur->nnested++] = (uint8_t)n;
+}
+
+/* makes_function: the function returns one it makes, `return lambda ...`, `return NAME` of a
+ * def nested in it or of a name assigned a lambda, `return partial(...)` /
+ * `functools.partial(...)` (the first of a returned tuple too). Lexical, not a class's. */
+static void returned_function(fn_extent *cur, lex_kind k, const char *w, size_t n)
+{
+    uint8_t after = cur->after;
+    cur->after = AFTER_NONE;
+    if (cur->f.is_class)
+        return;
+    if (k == LEX_PUNCT && *w == '=' && n == 1 && after == AFTER_WORD)
+        cur->after = AFTER_ASSIGN;
+    if (k != LEX_WORD)
+        return;
+    if (after == AFTER_ASSIGN && word_eq(w, n, "lambda")) {
+        add_nested(cur, cur->last, cur->last_len);
+    } else if (after == AFTER_DEF) {
+        add_nested(cur, w, n);
+    } else if (after == AFTER_RETURN) {
+        bool made = word_eq(w, n, "lambda") || word_eq(w, n, "partial") || word_eq(w, n, "functools");
+        for (uint8_t i = 0; i < cur->nnested && !made; i++)
+            made = cur->nested_len[i] == n && memcmp(cur->nested[i], w, n) == 0;
+        cur->f.makes_function |= made;
+    }
+    cur->after = word_eq(w, n, "def") ? AFTER_DEF : word_eq(w, n, "return") ? AFTER_RETURN
+               : n < 256 ? AFTER_WORD : AFTER_NONE;
+    cur->last = w, cur->last_len = (uint8_t)(n < 256 ? n : 0);
+}
+
 /* A token of a top-level block (cur) after the first: its flags, and the imported names it uses
  * (`name`, `name.attr`; in a class decided by the next token, pending). */
 static void block_token(const py_state *st, const lexer *lx, lex_kind k, char prev, block_header *hp,
@@ -342,9 +389,7 @@ static void block_token(const py_state *st, const lexer *lx, lex_kind k, char pr
     cur->f.sentinel |= !cur->f.is_class && py_token_is_sentinel(k, lx->tok, lx->len);
     cur->class_spells |= cur->f.is_class && member_sentinel_token(k, lx->tok, lx->len, prev == '-');
     cur->f.store |= k == LEX_WORD && py_is_sink_word(st, lx->tok, lx->len);
-    cur->f.makes_function |= !cur->f.is_class && k == LEX_WORD &&
-                             ((lx->len == 3 && memcmp(lx->tok, "def", 3) == 0) ||
-                              (lx->len == 6 && memcmp(lx->tok, "lambda", 6) == 0));
+    returned_function(cur, k, lx->tok, lx->len);
     if (pending->orig && k == LEX_WORD && prev == '.' && pending->dot) {
         /* masks.make_mask: the use is make_mask of the module `from M import masks` names */
         size_t ml = pending->module ? strlen(pending->module) : 0;
@@ -450,6 +495,8 @@ static void lex_functions(const py_state *st, const char *data, size_t len, kv_a
             pending.dot = true;
         if (k == LEX_PUNCT) {
             prev = *lx.tok;
+            if (cur)
+                returned_function(cur, k, lx.tok, lx.len);   /* `name = lambda` */
             word_then_punct(im, cur, word, word_len, pt.target, prev, scratch);
             track_partial(&pt, k, lx.tok, lx.len);
             header = prev == ':' && depth == 0 ? NO_HEADER : header;

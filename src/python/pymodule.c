@@ -268,6 +268,10 @@ static aval export_value(pe_ctx *e, pe_ctx *m, aval x)
 {
     if (x.tag == AV_CLASS)
         return av_unknown();
+    if (x.tag == AV_FUNC && x.node_id == PE_LAZY_PRODUCT) {   /* a factory's product: its origin */
+        x.str = keep_str(e, x.str);
+        return x;
+    }
     if (x.tag == AV_FUNC || x.tag == AV_PARTIAL) {
         if (!x.mod)
             x.mod = m;
@@ -507,12 +511,14 @@ bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g,
     }
     if (f->kernel)
         return false;
-    /* a factory of a storing function (makes_function and store) is run for what it returns */
     bool worth = py_link_function_sentinel(e->ctx->link, ix, f) || args_carry_values(g, !f->is_class)
-                 || (f->is_class && py_link_class_follows(e->ctx->link, ix, f, method))
-                 || (!f->is_class && !method && f->makes_function && f->store);
+                 || (f->is_class && py_link_class_follows(e->ctx->link, ix, f, method));
     if (f->is_class && !method && !worth) {
         *out = pe_lazy_instance(e, origin);
+        return true;
+    }
+    if (!f->is_class && !method && !worth && f->makes_function && f->store) {
+        *out = pe_lazy_product(e, origin);   /* run when what it returns is passed a value */
         return true;
     }
     pe_ctx *m;
@@ -522,6 +528,35 @@ bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g,
     if (fv->mod)
         return !method && pe_call_module_value(e, fv, g, out);
     return run_in(e, m, method ? RUN_METHOD : f->is_class ? RUN_NEW : RUN_FUNCTION, fv, method, g, out);
+}
+
+aval pe_lazy_product(pe_ctx *e, const char *origin)
+{
+    aval x = av_unknown();
+    x.tag = AV_FUNC;
+    x.node_id = PE_LAZY_PRODUCT;
+    x.str = arena_strdup(e->s, origin);
+    return x;
+}
+
+bool pe_call_lazy_product(pe_ctx *e, const aval *fv, const args *g, aval *out)
+{
+    const char *dot = followable(e, fv->str);
+    const fe_file_index *ix = NULL;
+    const py_func_export *f;
+    if (!dot || !args_carry_values(g, true) || !(f = resolve(e, fv->str, dot, &ix)) || f->is_class)
+        return false;
+    pe_ctx *m;
+    const aval *def = definition(e, ix, f, &m);
+    args none;
+    memset(&none, 0, sizeof none);
+    aval product;
+    /* the factory's own arguments carried nothing that could become a fact: run it without them */
+    if (!def || !run_in(e, m, RUN_FUNCTION, def, NULL, &none, &product))
+        return false;
+    if ((product.tag != AV_FUNC && product.tag != AV_PARTIAL) || !product.mod || product.mod == e)
+        return false;
+    return pe_call_module_value(e, &product, g, out);
 }
 
 bool pe_call_module_method(pe_ctx *e, const aval *recv, const char *method, const args *g, aval *out)

@@ -72,7 +72,9 @@ typedef struct aval {
     size_t nelems;
     const char *const *keys;  /* AV_DICT: nelems keys */
     size_t node_id;   /* AV_FUNC / AV_CLASS / AV_INSTANCE: index into the evaluator's node table;
-                       * PE_LAZY_CLASS: an object of an imported class not built yet (.str its origin) */
+                       * PE_LAZY_CLASS: an object of an imported class not built yet (.str its origin);
+                       * PE_LAZY_PRODUCT: an AV_FUNC, what an imported factory returns, the factory
+                       * not run yet (.str its origin: pe_lazy_product) */
     struct klass *own;/* AV_INSTANCE built with arguments (PadMasker(-1e9)): the class as its
                        * initialisers, run with them, set self.x (pycall.c); NULL: the class's
                        * own attributes */
@@ -90,6 +92,7 @@ typedef struct aval {
 } aval;
 
 #define PE_LAZY_CLASS ((size_t)-1)
+#define PE_LAZY_PRODUCT ((size_t)-2)
 
 aval av_unknown(void);
 aval av_unknown_tensor(void);

@@ -175,7 +175,10 @@ expect_query "interproc: a closure in a returned tuple" interproc \
     "[(53, ['-1e5'])]"
 expect_query "interproc: an imported helper stores the caller's value, placed in the helper" interproc \
     '[(s["path"], s["line"], [(v["origin"]["path"], v["origin"]["line"]) for v in s["values"]]) for s in d["stores"] if s["path"] == "interproc/pkg/cache_ops.py"]' \
-    "[('interproc/pkg/cache_ops.py', 7, [('interproc/pkg/writer.py', 11)])]"
+    "[('interproc/pkg/cache_ops.py', 7, [('interproc/pkg/slots_user.py', 19)]), ('interproc/pkg/cache_ops.py', 7, [('interproc/pkg/writer.py', 11)])]"
+expect_query "interproc: eight factories built with nothing that could become a fact load no module: the helper call after them and the third product passed a sentinel are both followed" interproc \
+    '[(s["path"], s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if any(v["origin"]["path"] == "interproc/pkg/slots_user.py" for v in s["values"])]' \
+    "[('interproc/pkg/cache_ops.py', 7, ['-1e9']), ('interproc/pkg/factories.py', 19, ['float(\"-inf\")'])]"
 expect_query "interproc: an imported helper builds the caller's sentinel in the caller's dtype" interproc \
     '[(c["line"], c["value"]["origin"]["path"], c["dtype"]["dtype"]) for c in d["constructions"] if c["path"] == "interproc/pkg/cache_ops.py"]' \
     "[(15, 'interproc/pkg/writer.py', 'float16')]"

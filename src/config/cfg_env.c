@@ -174,6 +174,8 @@ size_t cfg_env_assignments(kv_arena *a, const char *data, size_t len, const char
     ysrc src;
     ysrc_init(&src, data, len, a);
     file_facts *scratch = arena_zalloc(a, sizeof *scratch); /* diagnostics are the env file's own scan's */
+    scratch->arena = a;
+    diag_init(&scratch->diags, a);   /* an unclosed quote warns here too (then dropped) */
     cfg_ctx c = { .path = ".env", .out = scratch, .a = a, .src = &src };
     env_vars vars = {0};
     env_lines(&c, src.data, len, 0, &vars);

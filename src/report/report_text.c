@@ -26,13 +26,38 @@ static const char *level_color(const palette *p, kv_severity s)
     return s == SEV_ERROR ? p->error : s == SEV_WARNING ? p->warning : p->note;
 }
 
+/* Text from the scanned files (a config's value in a message, a source line) written so that
+ * it cannot break the report's lines or drive the terminal: control bytes other than a tab as
+ * \n, \r or \xNN. */
+static void put_text(FILE *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\n')
+            fputs("\\n", out);
+        else if (c == '\r')
+            fputs("\\r", out);
+        else if ((c < 0x20 && c != '\t') || c == 0x7f)
+            fprintf(out, "\\x%02x", c);
+        else
+            fputc(c, out);
+    }
+}
+
+static void put_message(FILE *out, const char *s)
+{
+    put_text(out, s, strlen(s));
+}
+
 static void print_snippet(FILE *out, source_cache *sc, const palette *p, const kv_loc *l)
 {
     size_t len;
     const char *line = source_line(sc, l->path, l->line, &len);
     if (!line)
         return;
-    fprintf(out, "%5u | %.*s\n", l->line, (int)len, line);
+    fprintf(out, "%5u | ", l->line);
+    put_text(out, line, len);
+    fputc('\n', out);
     fputs("      | ", out);
     size_t col = l->col ? l->col - 1 : 0;
     for (size_t i = 0; i < col && i < len; i++)
@@ -47,18 +72,25 @@ static void print_snippet(FILE *out, source_cache *sc, const palette *p, const k
 
 static void print_finding(FILE *out, source_cache *sc, const palette *p, const finding *f)
 {
-    fprintf(out, "%s%s:%u:%u:%s %s%s:%s %s [%s]\n", p->bold, report_path(f->loc.path), f->loc.line, f->loc.col,
-            p->reset, level_color(p, f->severity), severity_name(f->severity), p->reset, f->message, f->rule->id);
+    fprintf(out, "%s%s:%u:%u:%s %s%s:%s ", p->bold, report_path(f->loc.path), f->loc.line, f->loc.col,
+            p->reset, level_color(p, f->severity), severity_name(f->severity), p->reset);
+    put_message(out, f->message);
+    fprintf(out, " [%s]\n", f->rule->id);
     print_snippet(out, sc, p, &f->loc);
     for (size_t i = 0; i < f->nrelated; i++) {
         const related_loc *r = &f->related[i];
-        fprintf(out, "%s%s:%u:%u:%s %snote:%s %s\n", p->bold, report_path(r->loc.path), r->loc.line, r->loc.col,
-                p->reset, p->note, p->reset, r->message);
+        fprintf(out, "%s%s:%u:%u:%s %snote:%s ", p->bold, report_path(r->loc.path), r->loc.line, r->loc.col,
+                p->reset, p->note, p->reset);
+        put_message(out, r->message);
+        fputc('\n', out);
     }
     char *deps = report_deployments_text(f, TEXT_DEPLOYMENTS_SHOWN);
-    if (deps)
-        fprintf(out, "%s%s:%u:%u:%s %snote:%s %s\n", p->bold, report_path(f->loc.path), f->loc.line, f->loc.col,
-                p->reset, p->note, p->reset, deps);
+    if (deps) {
+        fprintf(out, "%s%s:%u:%u:%s %snote:%s ", p->bold, report_path(f->loc.path), f->loc.line, f->loc.col,
+                p->reset, p->note, p->reset);
+        put_message(out, deps);
+        fputc('\n', out);
+    }
     free(deps);
 }
 

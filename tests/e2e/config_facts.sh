@@ -16,7 +16,7 @@ run() {
     return $status
 }
 
-for case in vllm-config k8s helm kserve compose ci sglang trtllm trtllm-engine checkpoint docker robust unrelated ray env merge; do
+for case in vllm-config k8s helm kserve compose compose-quote ci sglang trtllm trtllm-engine checkpoint docker robust unrelated ray env merge; do
     run "$case" "$cfg/$case" .
     got=$?
     # robust/ nests YAML past the depth limit: that run is incomplete, so never clean (exit 2).
@@ -24,6 +24,14 @@ for case in vllm-config k8s helm kserve compose ci sglang trtllm trtllm-engine c
     expect_status "$case: exit" $want $got
     compare_golden "$case: facts" "$golden/$case.golden" "$tmpdir/$case.out"
 done
+
+# compose-quote/: the .env that compose interpolates leaves its quote open (this crashed: the env
+# file's warning went to a diagnostics list never set up). The value runs to the end of the file,
+# newline included, and the text report shows that newline escaped, on the finding's one line.
+(cd "$cfg" && "$KVLINT" check compose-quote) >"$tmpdir/quote.txt" 2>&1
+expect_status "compose-quote: the odd value is a finding, not a crash" 1 $?
+expect_contains "compose-quote: a control byte of a value is escaped in the text report" "$tmpdir/quote.txt" \
+    "compose-quote/docker-compose.yaml:6:51: error: 'float16\\n' is not a model dtype any engine accepts"
 
 # Precision: unrelated YAML (dataset card, training recipe, CI matrix, package.json) declares nothing.
 expect_contains "unrelated: no dtypes" "$tmpdir/unrelated.out" '"dtypes": []'

@@ -41,13 +41,14 @@ typedef struct run_scope {
 /* Plan a run over paths with project p. A run with a directory argument stays unfocused.
  * named_configs: --config/--model-config were given, so they are the deployments (none found).
  * stdin_name: the path among paths that is read from standard input (need not exist), or NULL;
- * stdin_data/stdin_len its bytes (NULL: none). */
+ * stdin_data/stdin_len its bytes (NULL: none); max_file_size: --max-file-size (0: the project's,
+ * else 8M), as the scanner reads it. */
 void scope_plan(run_scope *s, char *const *paths, size_t npaths, const kv_project *p, bool named_configs,
-                const char *stdin_name, const char *stdin_data, size_t stdin_len);
+                const char *stdin_name, const char *stdin_data, size_t stdin_len, size_t max_file_size);
 /* After scope_plan: the modules the named code files import, two levels deep, into s->context.
  * stdin_name's bytes are stdin_data (NULL: none). */
 void scope_add_imports(run_scope *s, char *const *paths, size_t npaths, const kv_project *p, const char *stdin_name,
-                       const char *stdin_data, size_t stdin_len);
+                       const char *stdin_data, size_t stdin_len, size_t max_file_size);
 /* Whether f has a location in a named file (always true for an unfocused run). */
 bool scope_involves(const run_scope *s, const finding *f);
 /* scope_involves as an eval_options.keep callback (arg: the run_scope). */

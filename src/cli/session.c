@@ -240,10 +240,11 @@ session *session_open(const char *cmd, char *const *paths, size_t npaths, const 
     if (o->stdin_name)
         read_stdin(s, o);
     if (o->focus) {
-        scope_plan(&s->scope, paths, npaths, s->project, o->nconfigs || o->model_config, o->stdin_name,
-                   s->stdin_file.status == FS_OK ? s->stdin_file.data : NULL, s->stdin_file.len);
-        scope_add_imports(&s->scope, paths, npaths, s->project, o->stdin_name,
-                          s->stdin_file.status == FS_OK ? s->stdin_file.data : NULL, s->stdin_file.len);
+        const char *in = s->stdin_file.status == FS_OK ? s->stdin_file.data : NULL;
+        scope_plan(&s->scope, paths, npaths, s->project, o->nconfigs || o->model_config, o->stdin_name, in,
+                   s->stdin_file.len, o->max_file_size);
+        scope_add_imports(&s->scope, paths, npaths, s->project, o->stdin_name, in, s->stdin_file.len,
+                          o->max_file_size);
     }
     size_t nextra = o->nconfigs + (o->model_config ? 1 : 0) + s->scope.extra.n;
     const char **extra = xcalloc(nextra ? nextra : 1, sizeof *extra);

@@ -269,7 +269,8 @@ const py_func_export *py_exported_function(const py_exports *ex, const char *nam
  * (own_sentinel), or that member does? */
 bool py_class_member_spells(const py_exports *ex, const py_func_export *c, const char *method);
 
-/* The files a file imports at top level, as paths to try (frontend.h's imports; pyimports.c). */
+/* The files a file imports (any statement starting a line), as paths to try (frontend.h's imports;
+ * pyimports.c). */
 size_t py_imports(const char *data, size_t len, kv_arena *arena, const fe_import **out);
 /* Whether the file calls an engine (LLM, EngineArgs, ...) with a declaring keyword written as a
  * literal (pylex.c): a deployment of the project, for a run on named files. */

@@ -2,9 +2,11 @@
  * pylex.c: the Python front end's lexical layer (see pyfe.h): the tokenizer shared by the
  * prefilter (pyprefilter.c) and the index, the word lists both sides read (infinity words, dtype
  * declarations, tensor names, id classes), number and float-string parsing, the index of
- * top-level `NAME = <literal>` lines, and `# kvlint:` comments.
+ * top-level `NAME = <literal>` lines, `# kvlint:` comments, and whether a file declares a
+ * deployment with a literal (`LLM(dtype="float16")`: a run on named files reads the project's code
+ * for it).
  *
- * This file does not parse, and decides nothing about a file: pyprefilter.c does.
+ * This file does not parse, and decides nothing about a file's facts: pyprefilter.c does.
  */
 #include "python/pyfe.h"
 #include "python/pylexer.h"
@@ -261,8 +263,9 @@ lex_kind py_lex_next(lexer *lx)
                 const char *q = lx->p;
                 if (q > lx->line_start && q[-1] == '\r')
                     q--;
-                if (!(q > lx->line_start && q[-1] == '\\'))
+                if (lx->after_comment || !(q > lx->line_start && q[-1] == '\\'))
                     lx->fresh_line = true;
+                lx->after_comment = false;
                 lx->line++, lx->line_start = lx->p + 1;
             }
             lx->p++;
@@ -277,8 +280,10 @@ lex_kind py_lex_next(lexer *lx)
             const char *nl = memchr(lx->p, '\n', (size_t)(lx->end - lx->p));
             lx->p = nl ? nl : lx->end;
             lx->len = (size_t)(lx->p - lx->tok);
+            lx->after_comment = true;
             return LEX_COMMENT;
         }
+        lx->after_comment = false;
         if (c == '"' || c == '\'') {
             lex_string(lx);
             return LEX_STRING;
@@ -481,12 +486,13 @@ bool py_is_assign(const char *data, const char *p, const char *end)
     return true;
 }
 
-/* Whether the file calls an engine with a declaring keyword written as a literal:
- * `LLM(model=..., dtype="float16")`, `sgl.Engine(..., kv_cache_dtype="fp8_e5m2")`,
+/* Whether the file calls an engine with a declaring keyword written as a literal string or
+ * number: `LLM(model=..., dtype="float16")`, `sgl.Engine(..., kv_cache_dtype="fp8_e5m2")`,
  * `EngineArgs(max_model_len=8192)`. Lexical, for a run on named files (frontend.h's `declares`):
  * such a file is a deployment of the project as a config is, so its code is read for it. Not the
- * evaluator's reading (a keyword bound to a variable, `**kwargs` or `engine_kwargs=` is not
- * seen here; `set_default_dtype` is left out, as tests call it); it only widens what is read. */
+ * evaluator's reading: a keyword bound to a variable or to `torch.float16`, `**kwargs` or
+ * `engine_kwargs=` is not seen here, and `set_default_dtype` is left out (tests call it); a
+ * `def LLM(dtype="float16")` or a class of the same name passes. It only widens what is read. */
 bool py_declares_literal_deployment(const char *data, size_t len)
 {
     lexer lx;

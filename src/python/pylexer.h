@@ -19,6 +19,8 @@ typedef struct lexer {
     size_t len;             /* token length (strings: content only) */
     bool at_line_start;     /* the token is the first on its line, in column 0 */
     bool fresh_line;        /* an unescaped newline came between the previous token and this one */
+    bool after_comment;     /* the previous token was a comment: the newline ending it is never
+                             * escaped (`# C:\` continues no line) */
     uint32_t line;
     const char *line_start;
     const char *tok_line;   /* the start of the line the token starts on (a string may end on a later one) */

@@ -428,7 +428,8 @@ START_TEST(import_candidates)
                       "from . import consts\n"
                       "from ..pkg.sub import (x,\n    y)\n"
                       "import torch.nn as nn, vllm.config\n"
-                      "def f():\n    from .lazy import z\n    x = (1,\n        2)\n"   /* a continuation is no statement */
+                      "def f():\n    from .lazy import z\n    x = g(1,\n        from .bad import q)\n"   /* inside brackets */
+                      "def h():\n    # C:\\\n    from .e import w\n"   /* a comment's backslash continues nothing */
                       "s = 'from .fake import q'\n"
                       "from plugin.layers import *\n";
     const fe_import *v;
@@ -444,6 +445,7 @@ START_TEST(import_candidates)
                           "../pkg/sub.py ../pkg/sub/__init__.py "
                           "torch/nn.py@ torch/nn/__init__.py@ vllm/config.py@ vllm/config/__init__.py@ "
                           "lazy/z.py lazy/z/__init__.py lazy.py lazy/__init__.py "   /* inside a function */
+                          "e/w.py e/w/__init__.py e.py e/__init__.py "
                           "plugin/layers.py@ plugin/layers/__init__.py@ ");
     arena_free(a);
 }

@@ -409,6 +409,28 @@ static aval eval_call(pe_ctx *e, TSNode call, written_args *written);
 
 /* A method of a dict literal: `d.get("k"[, default])` reads it; a method that may change it
  * (update, setdefault, pop, ...) makes the variable unknown from here on. */
+/* self.register_buffer("name", t) / register_parameter("name", p) in a module's method: as
+ * `self.name = t` (a buffer not persistent= is never overwritten by the weights). */
+static bool register_on_self(pe_ctx *e, TSNode call, TSNode recv_node, const char *method, const args *g)
+{
+    if (strcmp(method, "register_buffer") != 0 && strcmp(method, "register_parameter") != 0)
+        return false;
+    if (!e->fr || !e->fr->self_name || ts_node_is_null(recv_node) || !pe_is(recv_node, "identifier")
+        || strcmp(pe_raw_text(e, recv_node), e->fr->self_name) != 0 || g->npos < 1 || g->posv[0].tag != AV_STR
+        || !g->posv[0].str)
+        return false;
+    const aval *t = g->npos >= 2 ? &g->posv[1] : NULL;
+    for (size_t i = 0; !t && i < g->nkw; i++)
+        if (!strcmp(g->kwname[i], "tensor") || !strcmp(g->kwname[i], "param"))
+            t = &g->kwv[i];
+    if (!t)
+        return false;
+    const char *key = arena_join(e->a, "self", '.', g->posv[0].str);
+    aval v = pe_refine_id_class(e, key + 5, *t, call);
+    pe_update_key(e, key, pe_stepf(e, &v, call, "registered as self.%s", g->posv[0].str));
+    return true;
+}
+
 static aval dict_method(pe_ctx *e, TSNode recv_node, const aval *d, const char *method, const args *g)
 {
     aval r;
@@ -620,6 +642,8 @@ static aval dispatch(pe_ctx *e, TSNode call, const callee_ref *c, args *g, int p
         return pe_call_lazy_product(e, &fv, g, &r) ? r : av_unknown();
     if (method && recv.tag == AV_FUNC && recv.node_id == PE_LAZY_PRODUCT)
         recv = av_unknown();   /* not a function after all (x.masked_fill(...)): any receiver */
+    if (method && register_on_self(e, call, recv_node, method, g))
+        return av_unknown();   /* None */
     if ((fv.tag == AV_FUNC || fv.tag == AV_PARTIAL) && fv.mod && fv.mod != e)   /* another file's */
         return pe_call_module_value(e, &fv, g, &r) ? r : av_unknown();
     if (fv.tag == AV_PARTIAL)

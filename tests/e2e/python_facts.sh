@@ -59,8 +59,12 @@ expect_query "torchapi: chains, pads and wheres build their sentinels in the rig
 # ... and 0/1 masks (comparisons, ~ of a call, bool tensors) times a sentinel reach the cache,
 # while a sentinel that only feeds softmax, clamp or maximum does not.
 expect_query "torchapi: mask products stored, softmax-only and clamp bounds silent" torchapi \
-    'sorted((s["path"], s["line"], [v["text"] for v in s["values"]]) for s in d["stores"])' \
+    'sorted((s["path"], s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"].endswith("mask_products.py"))' \
     "[('torchapi/mask_products.py', 15, ['torch.finfo(self.dtype).min']), ('torchapi/mask_products.py', 20, ['torch.finfo(self.dtype).min']), ('torchapi/mask_products.py', 25, ['-1e9']), ('torchapi/mask_products.py', 29, ['float(\"-inf\")'])]"
+# register_buffer / register_parameter set self.NAME, nn.Parameter(x) holds x's values.
+expect_query "torchapi: registered buffers and parameters (attention sinks) reach the cache" torchapi \
+    'sorted((s["line"], s["operand"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"].endswith("buffers.py"))' \
+    "[(19, 'key', ['-1e9']), (19, 'value', ['float(\"-inf\")']), (20, 'key', ['-3e38']), (20, 'value', ['float(\"-inf\")'])]"
 
 # A sum of two masks reports each side's sentinel, not the first value a where() join listed (0).
 expect_query "torchapi: where-joined mask plus padding mask is a sum of two sentinels" torchapi \

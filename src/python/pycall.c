@@ -407,8 +407,6 @@ static void list_append(pe_ctx *e, TSNode recv_node, const aval *xs, const aval 
 
 static aval eval_call(pe_ctx *e, TSNode call, written_args *written);
 
-/* A method of a dict literal: `d.get("k"[, default])` reads it; a method that may change it
- * (update, setdefault, pop, ...) makes the variable unknown from here on. */
 /* self.register_buffer("name", t) / register_parameter("name", p) in a module's method: as
  * `self.name = t` (a buffer not persistent= is never overwritten by the weights). */
 static bool register_on_self(pe_ctx *e, TSNode call, TSNode recv_node, const char *method, const args *g)
@@ -431,6 +429,8 @@ static bool register_on_self(pe_ctx *e, TSNode call, TSNode recv_node, const cha
     return true;
 }
 
+/* A method of a dict literal: `d.get("k"[, default])` reads it; a method that may change it
+ * (update, setdefault, pop, ...) makes the variable unknown from here on. */
 static aval dict_method(pe_ctx *e, TSNode recv_node, const aval *d, const char *method, const args *g)
 {
     aval r;

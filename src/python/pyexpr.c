@@ -317,6 +317,9 @@ static aval eval_seq(pe_ctx *e, TSNode n)
 }
 
 /* Comprehensions: bind the loop targets to unknowns and evaluate the element once, for facts. */
+/* [f(x) for x in xs if ...]: a list of one element that may be any f(x), as xs.append(f(x)) in a
+ * loop makes it (the loop variable is an element of xs, or unknown); torch.cat of it then holds
+ * f's values. Sets, dicts and generators stay unknown (their elements are evaluated for facts). */
 static aval eval_comprehension(pe_ctx *e, TSNode n)
 {
     env saved = pe_env_copy(e->s, e->cur);
@@ -324,14 +327,24 @@ static aval eval_comprehension(pe_ctx *e, TSNode n)
     for (uint32_t i = 1; i < k; i++) {
         TSNode c = ts_node_named_child(n, i);
         if (pe_is(c, "for_in_clause")) {
-            pe_eval(e, pe_fld(e, c, F_right));
-            pe_assign(e, pe_fld(e, c, F_left), av_unknown(), c);
+            aval it = pe_eval(e, pe_fld(e, c, F_right));
+            aval el = av_unknown();
+            for (size_t j = 0; it.tag == AV_SEQ && j < it.nelems; j++)
+                el = j ? av_join(e->s, &el, &it.elems[j]) : it.elems[0];
+            pe_assign(e, pe_fld(e, c, F_left), el, c);
         }
     }
-    if (k > 0)
-        pe_eval(e, ts_node_named_child(n, 0));
+    aval x = k > 0 ? pe_eval(e, ts_node_named_child(n, 0)) : av_unknown();
     *e->cur = saved;
-    return av_unknown();
+    if (!pe_is(n, "list_comprehension") || x.tag != AV_VALUES || (!x.n && !x.tensor))
+        return av_unknown();
+    aval r = av_unknown();
+    r.tag = AV_SEQ;
+    aval *el = arena_alloc(e->s, sizeof *el);
+    el[0] = x;
+    r.elems = el;
+    r.nelems = 1;
+    return r;
 }
 
 static aval eval_number(pe_ctx *e, TSNode n)

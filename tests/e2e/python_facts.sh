@@ -61,6 +61,11 @@ expect_query "torchapi: chains, pads and wheres build their sentinels in the rig
 expect_query "torchapi: mask products stored, softmax-only and clamp bounds silent" torchapi \
     'sorted((s["path"], s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"].endswith("mask_products.py"))' \
     "[('torchapi/mask_products.py', 15, ['torch.finfo(self.dtype).min']), ('torchapi/mask_products.py', 20, ['torch.finfo(self.dtype).min']), ('torchapi/mask_products.py', 25, ['-1e9']), ('torchapi/mask_products.py', 29, ['float(\"-inf\")'])]"
+# A list comprehension holds what its element may be (torch.cat of it too); elements that hold
+# nothing known give no value.
+expect_query "torchapi: a comprehension's masked chunks reach the cache through torch.cat" torchapi \
+    'sorted((s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"].endswith("comprehensions.py"))' \
+    "[(10, ['-1e9'])]"
 # register_buffer / register_parameter set self.NAME, nn.Parameter(x) holds x's values.
 expect_query "torchapi: registered buffers and parameters (attention sinks) reach the cache" torchapi \
     'sorted((s["line"], s["operand"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"].endswith("buffers.py"))' \

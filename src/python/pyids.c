@@ -84,7 +84,9 @@ aval pe_default_for_name(pe_ctx *e, const char *name, TSNode at)
     const char *idc = py_name_id_class(e->st, name, strlen(name));
     if (idc)
         return pe_id_class_value(e, idc, at);
-    if (strstr(name, "mask")) {
+    /* a mask, or a predicate by Python's naming (is_pad, has_image): a 0/1 tensor */
+    bool predicate = (!strncmp(name, "is_", 3) && name[3]) || (!strncmp(name, "has_", 4) && name[4]);
+    if (strstr(name, "mask") || predicate) {
         aval x = av_unknown_tensor();
         x.binary = true;
         return x;

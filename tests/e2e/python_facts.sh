@@ -66,6 +66,10 @@ expect_query "torchapi: mask products stored, softmax-only and clamp bounds sile
 expect_query "torchapi: a comprehension's masked chunks reach the cache through torch.cat" torchapi \
     'sorted((s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"].endswith("comprehensions.py"))' \
     "[(10, ['-1e9'])]"
+# Predicates (is_*, has_*) are 0/1 tensors as masks are: their products with a sentinel hold it.
+expect_query "torchapi: is_pad / has_doc times a sentinel reach the cache" torchapi \
+    'sorted((s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"].endswith("predicates.py"))' \
+    "[(16, ['torch.finfo(self.dtype).min']), (18, ['-1e9'])]"
 # register_buffer / register_parameter set self.NAME, nn.Parameter(x) holds x's values.
 expect_query "torchapi: registered buffers and parameters (attention sinks) reach the cache" torchapi \
     'sorted((s["line"], s["operand"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"].endswith("buffers.py"))' \

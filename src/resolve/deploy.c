@@ -269,8 +269,8 @@ static resolved_dtype resolve_kv(resolver *r, bool rocm, const deploy_decl *kd, 
                               : "auto: checkpoint kv_cache_quant_algo";
         return (resolved_dtype){ on_platform(rocm, NULL, ck->kv_scheme->dtype), ck->kv_scheme, how, NULL };
     }
-    if (model->dtype != KVN_DTYPE_INVALID)
-        return (resolved_dtype){ model->dtype, kd, "auto: model dtype", NULL };
+    if (model->dtype != KVN_DTYPE_INVALID)   /* no KV-cache declaration: the model dtype's says where */
+        return (resolved_dtype){ model->dtype, kd ? kd : model->decl, "auto: model dtype", NULL };
     return unresolved(arena_printf(r->a, "KV-cache dtype auto follows the model dtype, which is unresolved: %s",
                                    model->unresolved));
 }

@@ -630,6 +630,25 @@ static aval eval_call(pe_ctx *e, TSNode call, written_args *written)
     return dispatch(e, call, &c, &g, 0);
 }
 
+/* A call of a bare name nothing else modelled: float("-inf"), getattr(config, "x", d), a sink
+ * class by its name. */
+static aval builtin_call(pe_ctx *e, TSNode call, const char *name, const args *g)
+{
+    aval r;
+    if (strcmp(name, "float") == 0 && g->npos == 1) {
+        if (g->posv[0].tag == AV_STR && g->posv[0].str) {
+            double x;
+            if (py_float_string_special(g->posv[0].str, strlen(g->posv[0].str), &x))
+                return pe_number_value(e, x, call);
+        }
+        return g->posv[0].tag == AV_VALUES && !g->posv[0].tensor ? g->posv[0] : av_unknown();
+    }
+    if (strcmp(name, "getattr") == 0 && pe_config_getattr(e, call, g, &r))
+        return r;
+    aval inst = pe_class_instance(e, name, call, g);
+    return inst.tag == AV_SINKOBJ ? inst : av_unknown();
+}
+
 /* The call of what c names with the arguments g: a sink, a declaration, a summary, the torch
  * model, ... (`call` is where its facts are placed). */
 static aval dispatch(pe_ctx *e, TSNode call, const callee_ref *c, args *g, int partials)
@@ -730,21 +749,5 @@ static aval dispatch(pe_ctx *e, TSNode call, const callee_ref *c, args *g, int p
             return av_unknown();
         return pe_tensor_method(e, call, recv_node, recv, method, g);
     }
-    if (pe_is(fn, "identifier")) {
-        const char *name = pe_raw_text(e, fn);
-        if (strcmp(name, "float") == 0 && g->npos == 1) {
-            if (g->posv[0].tag == AV_STR && g->posv[0].str) {
-                double x;
-                if (py_float_string_special(g->posv[0].str, strlen(g->posv[0].str), &x))
-                    return pe_number_value(e, x, call);
-            }
-            return g->posv[0].tag == AV_VALUES && !g->posv[0].tensor ? g->posv[0] : av_unknown();
-        }
-        if (strcmp(name, "getattr") == 0 && pe_config_getattr(e, call, g, &r))
-            return r;
-        aval inst = pe_class_instance(e, name, call, g);
-        if (inst.tag == AV_SINKOBJ)
-            return inst;
-    }
-    return av_unknown();
+    return pe_is(fn, "identifier") ? builtin_call(e, call, pe_raw_text(e, fn), g) : av_unknown();
 }

@@ -332,6 +332,54 @@ static int cmp_slot(const void *a, const void *b)
     return strcmp(((const slot *)a)->path, ((const slot *)b)->path);
 }
 
+/* The per-front-end index tables of pass 1 (slots are sorted by path, so these are too), and
+ * each front end's link tables over them. */
+static void link_indexes(pool *p, size_t nfe, kv_arena *link_arena)
+{
+    const slot *slots = p->slots;
+    for (size_t k = 0; k < nfe; k++) {
+        size_t cnt = 0;
+        for (size_t i = 0; i < p->n; i++)
+            if (slots[i].analyse && slots[i].fe == kv_frontends[k] && slots[i].exports)
+                cnt++;
+        p->indexes[k] = xcalloc(cnt ? cnt : 1, sizeof **p->indexes);
+        for (size_t i = 0; i < p->n; i++)
+            if (slots[i].analyse && slots[i].fe == kv_frontends[k] && slots[i].exports)
+                p->indexes[k][p->nindexes[k]++] = (fe_file_index){ slots[i].facts->path, slots[i].exports };
+        if (kv_frontends[k]->link)
+            p->links[k] = kv_frontends[k]->link(p->indexes[k], p->nindexes[k], link_arena);
+    }
+}
+
+/* The facts of the files pass 2 analysed into r, in path order, with the run's counts; the
+ * index-only and unclaimed slots' facts are freed. */
+static void collect_files(scan_result *r, slot *slots, size_t n)
+{
+    r->files = xcalloc(n ? n : 1, sizeof *r->files);
+    for (size_t i = 0; i < n; i++) {
+        if (slots[i].unclaimed || slots[i].index_only) {
+            file_facts_free(slots[i].facts);
+            continue;
+        }
+        r->files[r->n++] = slots[i].facts;
+        r->stats.files_seen++;
+        /* A front end may prefilter inside analyze() (it needs the run's context) and mark the
+         * file skipped; a file skipped with no diagnostic was prefiltered, not refused. */
+        if (slots[i].analyse)
+            r->stats.bytes_read += slots[i].len;
+        const diag_list *d = &slots[i].facts->diags;
+        if (!slots[i].facts->skipped)
+            r->stats.files_analyzed++;
+        else if (!d->items.n)
+            r->stats.files_prefiltered++;
+        else
+            r->stats.files_skipped++;
+        for (size_t k = 0; k < d->items.n; k++)
+            r->stats.limits_hit += d->items.v[k].limit;
+        r->stats.files_limited += diag_has_limits(d);
+    }
+}
+
 scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_options *opt)
 {
     scan_result *r = xcalloc(1, sizeof *r);
@@ -395,47 +443,13 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
     int jobs = opt->jobs > 0 ? opt->jobs : scan_default_jobs();
     run_pass(&p, 1, jobs);
 
-    /* Build the per-front-end index tables (slots are sorted by path, so these are too). */
-    for (size_t k = 0; k < nfe; k++) {
-        size_t cnt = 0;
-        for (size_t i = 0; i < n; i++)
-            if (slots[i].analyse && slots[i].fe == kv_frontends[k] && slots[i].exports)
-                cnt++;
-        p.indexes[k] = xcalloc(cnt ? cnt : 1, sizeof **p.indexes);
-        for (size_t i = 0; i < n; i++)
-            if (slots[i].analyse && slots[i].fe == kv_frontends[k] && slots[i].exports)
-                p.indexes[k][p.nindexes[k]++] = (fe_file_index){ slots[i].facts->path, slots[i].exports };
-        if (kv_frontends[k]->link)
-            p.links[k] = kv_frontends[k]->link(p.indexes[k], p.nindexes[k], link_arena);
-    }
+    link_indexes(&p, nfe, link_arena);
     size_t *order = pass2_order(slots, n, &p.count);
     p.order = order;
     run_pass(&p, 2, jobs);
     free(order);
 
-    r->files = xcalloc(n ? n : 1, sizeof *r->files);
-    for (size_t i = 0; i < n; i++) {
-        if (slots[i].unclaimed || slots[i].index_only) {
-            file_facts_free(slots[i].facts);
-            continue;
-        }
-        r->files[r->n++] = slots[i].facts;
-        r->stats.files_seen++;
-        /* A front end may prefilter inside analyze() (it needs the run's context) and mark the
-         * file skipped; a file skipped with no diagnostic was prefiltered, not refused. */
-        if (slots[i].analyse)
-            r->stats.bytes_read += slots[i].len;
-        const diag_list *d = &slots[i].facts->diags;
-        if (!slots[i].facts->skipped)
-            r->stats.files_analyzed++;
-        else if (!d->items.n)
-            r->stats.files_prefiltered++;
-        else
-            r->stats.files_skipped++;
-        for (size_t k = 0; k < d->items.n; k++)
-            r->stats.limits_hit += d->items.v[k].limit;
-        r->stats.files_limited += diag_has_limits(d);
-    }
+    collect_files(r, slots, n);
     for (size_t k = 0; k < r->diags.items.n; k++)
         r->stats.limits_hit += r->diags.items.v[k].limit;
     for (size_t k = 0; k < nfe; k++) {

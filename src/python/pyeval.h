@@ -279,6 +279,9 @@ void pe_set_name(pe_ctx *e, const char *name, aval v);
 const char *pe_var_key(pe_ctx *e, TSNode n);
 aval pe_lookup_key(pe_ctx *e, const char *key, TSNode at);
 void pe_update_key(pe_ctx *e, const char *key, aval v);
+/* Is target (a subscript or a name) a table the code allocated in a dtype no KV cache has
+ * (float32, int16-int64, bool), though named like a cache? Then a write into it is no store. */
+bool pe_own_table(pe_ctx *e, TSNode target);
 void pe_write_into(pe_ctx *e, TSNode target, aval x, TSNode at, const char *what);
 void pe_assign(pe_ctx *e, TSNode target, aval v, TSNode at);
 void pe_bind_imports(pe_ctx *e, TSNode n);

@@ -333,10 +333,28 @@ bool pe_module_constant(pe_ctx *e, const char *module, const char *name, aval *o
 }
 
 /* x written into part of target (k[..., 0] = x, k.masked_fill_(m, x)): join into the variable. */
+/* Is target a table the code allocated itself in a dtype no KV cache has, though named like one
+ * (`self.kv_cache_scores = torch.full(..., dtype=torch.float32)`, `mask_buffer`, int64
+ * `kv_cache_positions`)? An engine's cache arrives in the model's or the cache dtype; int8 and
+ * uint8 (int8 caches, fp8 caches allocated as bytes) and the low-precision floats stay caches. */
+bool pe_own_table(pe_ctx *e, TSNode target)
+{
+    const char *key = pe_var_key(e, target);
+    if (!key)
+        return false;
+    aval t = pe_lookup_key(e, key, target);
+    if (t.tag != AV_VALUES)
+        return false;
+    if (t.intdtype)
+        return t.dtype.text && !strstr(t.dtype.text, "int8");   /* int8, uint8: maybe a cache */
+    return t.has_dtype && t.dtype.kind == DREF_CONCRETE && t.dtype.dtype != KVN_DTYPE_INVALID
+           && !strcmp(kvn_dtype_name(t.dtype.dtype), "float32");
+}
+
 void pe_write_into(pe_ctx *e, TSNode target, aval x, TSNode at, const char *what)
 {
     const char *cache = pe_base_name(e, target);
-    if (cache && py_is_cache_name(e->st, cache, strlen(cache))) {
+    if (cache && py_is_cache_name(e->st, cache, strlen(cache)) && !pe_own_table(e, target)) {
         pe_store_direct(e, at, cache, ts_node_is_null(target) ? at : target, x);
         return;
     }

@@ -505,7 +505,7 @@ static aval apply_inplace(pe_ctx *e, const tcall *c)
     if (!v || c->row->values == PTV_SAME)
         return x;
     const char *cache = pe_base_name(e, c->recv);
-    if (cache && py_is_cache_name(e->st, cache, strlen(cache))) {
+    if (cache && py_is_cache_name(e->st, cache, strlen(cache)) && !pe_own_table(e, c->recv)) {
         pe_store_direct(e, c->site, cache, vn, *v);
         return x;
     }

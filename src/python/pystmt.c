@@ -64,9 +64,93 @@ int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g)
     return -1;
 }
 
-/* if / elif / else. Under a dtype guard with no elif, what the if's branch binds is held only
- * where the guard holds, and what it replaces (or the else branch binds) only where it does not:
- * `mv = -1e4 if ... else -1e9` written as statements is refined as the expression is. */
+/* In an initialiser, self.x assigned in a guarded branch went into the class's attributes as the
+ * branch ran (pe_update_key), unmarked: the attributes the branches changed take the marked
+ * values of acc, so that `if dtype == torch.float16: self.neg = -6e4 else: self.neg = -1e9` is
+ * refined in every method, as a local is. */
+static void held_attributes(pe_ctx *e, const env *acc, const env *before, const env *attrs_before)
+{
+    if (!e->fr || !e->fr->is_init || !e->cls || e->cur != &e->fr->locals)
+        return;
+    e->cls->attrs = pe_env_copy(e->s, attrs_before);
+    for (size_t i = 0; i < acc->n; i++) {
+        const binding *b = &acc->v[i];
+        if (strncmp(b->name, "self.", 5) != 0)
+            continue;
+        const aval *was = pe_env_get(before, b->name);
+        if (was != b->v)
+            pe_env_set(e->s, &e->cls->attrs, b->name + 5, *b->v);
+    }
+}
+
+enum { MAX_GUARDED = 8 };   /* branches of one if refined by their dtype guards */
+
+typedef struct branch_env {
+    env en;
+    pe_guard g;     /* the branch's guard (an else, or the fall-through: what the others' leave) */
+} branch_env;
+
+static bool changed_in(const env *x, const env *before, size_t i)
+{
+    return i >= before->n || x->v[i].name != before->v[i].name || x->v[i].v != before->v[i].v;
+}
+
+static bool in_names(const char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (names[i] == name || !strcmp(names[i], name))
+            return true;
+    return false;
+}
+
+/* The join of the branches of a guarded if, each binding any branch changed held only where its
+ * branch's guard says: `if d == torch.float16: neg = -6e4 elif d == torch.bfloat16: neg = -1e9
+ * else: neg = -1e30` makes -6e4 `is` float16, -1e9 `is` bfloat16, -1e30 `is_not` float16 (the
+ * else of several guards is held where none holds; one dtype can be named, float16 if a guard
+ * names it, as it is where masks overflow: an over-approximation, never a value dropped). */
+static env join_guarded(pe_ctx *e, branch_env *br, size_t nb, const env *before)
+{
+    const char **names = arena_alloc(e->s, 64 * sizeof *names);
+    size_t nn = 0;
+    for (size_t b = 0; b < nb; b++)
+        for (size_t i = 0; i < br[b].en.n && nn < 64; i++)
+            if (changed_in(&br[b].en, before, i) && !in_names(names, nn, br[b].en.v[i].name))
+                names[nn++] = br[b].en.v[i].name;
+    env acc = { 0 };
+    for (size_t b = 0; b < nb; b++) {
+        env r = pe_env_copy(e->s, &br[b].en);
+        for (size_t i = 0; i < r.n; i++)
+            if (in_names(names, nn, r.v[i].name)) {
+                aval t = pe_value_held(e->s, r.v[i].v, br[b].g.kind, br[b].g.x, br[b].g.is);
+                r.v[i].v = arena_memdup(e->s, &t, sizeof t);
+            }
+        acc = b ? pe_env_join(e->s, &acc, &r) : r;
+    }
+    return acc;
+}
+
+/* The guard of the else (or the fall-through) after the guards g[0..n): where none holds. Two
+ * branches: the if's guard negated. More: all must test equality; float16 if one names it. */
+static bool else_guard(const branch_env *br, size_t n, pe_guard *out)
+{
+    *out = br[0].g;
+    out->is = !br[0].g.is;
+    if (n == 1)
+        return true;
+    kvn_dtype f16 = kvn_dtype_parse("float16", false);
+    for (size_t i = 0; i < n; i++) {
+        if (!br[i].g.is)
+            return false;
+        if (br[i].g.x == f16)
+            out->x = f16;
+    }
+    out->is = false;
+    return true;
+}
+
+/* if / elif / else. When every condition is a dtype guard on the same dtype (the model's or the
+ * cache's), what each branch binds is held only where its guard holds (join_guarded): `mv = -1e4
+ * if ... else -1e9` written as statements is refined as the expression is. */
 static void exec_branches(pe_ctx *e, TSNode s)
 {
     pe_guard g;
@@ -76,13 +160,18 @@ static void exec_branches(pe_ctx *e, TSNode s)
         return;
     }
     env before = pe_env_copy(e->s, e->cur);
-    env acc = before, cons = before, other = before;
+    env acc = before;
+    bool init = e->fr && e->fr->is_init && e->cls && e->cur == &e->fr->locals;
+    env attrs_before = init ? pe_env_copy(e->s, &e->cls->attrs) : (env){ 0 };
+    branch_env br[MAX_GUARDED + 1];
+    size_t nb = 0;
+    bool guarded = g.on && t == -1, has_else = false;
     bool have = false, covered = false;   /* acc holds a branch; some branch surely runs */
-    bool elifs = false;                   /* an elif follows */
     if (t == -1) {
         pe_exec_block(e, pe_fld(e, s, F_consequence));
-        acc = cons = *e->cur;
+        acc = *e->cur;
         have = true;
+        br[nb++] = (branch_env){ *e->cur, g };
     }
     uint32_t k;
     TSNode *ks = pe_kids(e, s, &k);
@@ -92,26 +181,32 @@ static void exec_branches(pe_ctx *e, TSNode s)
             continue;
         *e->cur = pe_env_copy(e->s, &before);
         if (pe_is(c, "elif_clause")) {
-            elifs = true;
-            aval ec = pe_eval(e, pe_fld(e, c, F_condition));
-            int te = known_truth(e, &ec);
+            pe_guard ge;
+            int te = pe_condition(e, pe_fld(e, c, F_condition), &ge);
             if (te == 0)
                 continue;
             covered = te == 1;
+            guarded = guarded && te == -1 && ge.on && ge.kind == g.kind && nb < MAX_GUARDED;
             pe_exec_block(e, pe_fld(e, c, F_consequence));
+            if (guarded)
+                br[nb++] = (branch_env){ *e->cur, ge };
         } else {
-            covered = true;
+            covered = has_else = true;
             pe_exec_block(e, pe_fld(e, c, F_body));
-            other = *e->cur;
+            if (guarded)
+                br[nb] = (branch_env){ *e->cur, g };   /* its guard: else_guard below */
         }
         acc = have ? pe_env_join(e->s, &acc, e->cur) : *e->cur;
         have = true;
     }
-    if (g.on && t == -1 && !elifs) {   /* the if's branch where the guard holds, the rest where not */
-        env branch = pe_env_held(e->s, &cons, &other, g.kind, g.x, g.is);   /* other: before, or the else's */
-        env rest = pe_env_held(e->s, &other, &cons, g.kind, g.x, !g.is);
-        acc = pe_env_join(e->s, &branch, &rest);
+    pe_guard rest;
+    if (guarded && nb > 0 && else_guard(br, nb, &rest)) {   /* each branch where its guard holds */
+        if (!has_else)
+            br[nb].en = before;   /* the fall-through */
+        br[nb++].g = rest;
+        acc = join_guarded(e, br, nb, &before);
         covered = true;
+        held_attributes(e, &acc, &before, &attrs_before);
     }
     if (!covered)
         acc = have ? pe_env_join(e->s, &acc, &before) : before;

@@ -227,6 +227,8 @@ static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *ow
     e->cur = &fr.locals;
     e->call_depth++;
     e->quiet++;
+    uint8_t saved_path = e->nguards;   /* a summary is shared by every caller's path: none applies */
+    e->nguards = 0;
     pe_bind_params(e, fn, g);
     if (lambda) {   /* its body is the value it returns */
         fr.ret = pe_eval(e, pe_fld(e, fn, F_body));
@@ -234,6 +236,8 @@ static aval call_summary_uncached(pe_ctx *e, size_t id, const args *g, klass *ow
     } else {
         pe_exec_block(e, pe_fld(e, fn, F_body));
     }
+    e->nguards = saved_path;
+    e->after_return.on = false;
     e->quiet--;
     e->call_depth--;
     e->fr = saved_fr;
@@ -334,10 +338,14 @@ static void run_init(pe_ctx *e, klass *own, TSNode init, const klass *defined_in
     e->cur = &fr.locals;
     e->call_depth++;
     e->quiet++;
+    uint8_t saved_path = e->nguards;
+    e->nguards = 0;
     args none;
     memset(&none, 0, sizeof none);
     pe_bind_params(e, init, g ? g : &none);
     pe_exec_block(e, pe_fld(e, init, F_body));
+    e->nguards = saved_path;
+    e->after_return.on = false;
     e->quiet--;
     e->call_depth--;
     e->fr = saved_fr;

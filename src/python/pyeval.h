@@ -188,6 +188,10 @@ typedef struct frame {
 
 /* The Python evaluator's state while it analyses one file (or a module that file imports). In check/
  * "ev_" names the rule evaluation's helpers; here the evaluator is "pe_". */
+/* A dtype guard: the model's (or the cache's) dtype is (is not) x (pe_condition). */
+typedef struct pe_guard { bool on; dref_kind kind; kvn_dtype x; bool is; } pe_guard;
+enum { PE_MAX_PATH = 4 };
+
 typedef struct pe_ctx {
     const char *path;
     const char *src;
@@ -206,6 +210,12 @@ typedef struct pe_ctx {
     ARENA_VEC(klass *) node_cls;
     ARENA_VEC(qfn) queue;
     int depth, call_depth, quiet;
+    pe_guard guards[PE_MAX_PATH]; /* the dtype guards the statements being run are under, inner
+                                   * last: values made here are held only where the innermost
+                                   * holds (pe_value_make); cleared inside a call's summary */
+    uint8_t nguards;
+    pe_guard after_return;        /* set by an if whose guarded branch returns: the rest of the
+                                   * block runs where the guard does not hold (pe_exec_block) */
     bool again;                /* analysing a function a second time, as a subclass's method
                                 * (pystmt.c): a fact already recorded at the same place with the
                                 * same values is not recorded again (pystore.c) */
@@ -258,7 +268,6 @@ node_kind pe_kind(const pe_ctx *e, TSNode n);
 /* A dtype guard (pystmt.c): cond compares the model's or the cache's dtype with a dtype written
  * in the code. Its truth where known (else -1); *guard with *kind, *x and *is set when it is one:
  * the true branch holds where the kind's dtype is x (`==`, `is`) or is not x (`!=`, `is not`). */
-typedef struct pe_guard { bool on; dref_kind kind; kvn_dtype x; bool is; } pe_guard;
 int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g);
 
 /* ---- environments, bindings, assignment targets, parameters, imports (pyscope.c) ---- */

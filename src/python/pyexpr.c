@@ -34,6 +34,12 @@ kv_value pe_value_make(pe_ctx *e, value_kind k, double lo, double hi, TSNode at)
     v.sym_scale = 1;
     v.text = pe_text_of(e, at);
     v.origin = pe_loc_of(e, at);
+    if (e->nguards) {   /* made on a path a dtype guard chose: held only where it holds */
+        const pe_guard *g = &e->guards[e->nguards - 1];
+        v.held_kind = g->kind;
+        v.held_dtype = g->x;
+        v.held_is = g->is;
+    }
     return v;
 }
 

@@ -20,8 +20,35 @@ void pe_exec_block(pe_ctx *e, TSNode n)
         return;
     uint32_t k;
     TSNode *ks = pe_kids(e, n, &k);
-    for (uint32_t i = 0; i < k; i++)
+    uint8_t nguards = e->nguards;
+    for (uint32_t i = 0; i < k; i++) {
         exec_stmt(e, ks[i]);
+        if (e->after_return.on) {   /* `if d == torch.float16: return -6e4`: the rest where not */
+            if (e->nguards < PE_MAX_PATH)
+                e->guards[e->nguards++] = e->after_return;
+            e->after_return.on = false;
+        }
+    }
+    e->nguards = nguards;
+}
+
+/* Run block under guard g (when it is one): values it makes are held where g holds. */
+static void exec_guarded(pe_ctx *e, TSNode block, const pe_guard *g)
+{
+    bool push = g && g->on && e->nguards < PE_MAX_PATH;
+    if (push)
+        e->guards[e->nguards++] = *g;
+    pe_exec_block(e, block);
+    if (push)
+        e->nguards--;
+}
+
+/* Whether block's last statement leaves the function (return, raise). */
+static bool ends_in_return(pe_ctx *e, TSNode block)
+{
+    uint32_t k;
+    TSNode *ks = pe_kids(e, block, &k);
+    return k && (pe_is(ks[k - 1], "return_statement") || pe_is(ks[k - 1], "raise_statement"));
 }
 
 /* 1 or 0 when a condition is one known constant, -1 otherwise. Only inside a call's summary
@@ -165,10 +192,10 @@ static void exec_branches(pe_ctx *e, TSNode s)
     env attrs_before = init ? pe_env_copy(e->s, &e->cls->attrs) : (env){ 0 };
     branch_env br[MAX_GUARDED + 1];
     size_t nb = 0;
-    bool guarded = g.on && t == -1, has_else = false;
+    bool guarded = g.on && t == -1, has_else = false, clauses = false;
     bool have = false, covered = false;   /* acc holds a branch; some branch surely runs */
     if (t == -1) {
-        pe_exec_block(e, pe_fld(e, s, F_consequence));
+        exec_guarded(e, pe_fld(e, s, F_consequence), &g);
         acc = *e->cur;
         have = true;
         br[nb++] = (branch_env){ *e->cur, g };
@@ -179,6 +206,7 @@ static void exec_branches(pe_ctx *e, TSNode s)
         TSNode c = ks[i];
         if (!pe_is(c, "elif_clause") && !pe_is(c, "else_clause"))
             continue;
+        clauses = true;
         *e->cur = pe_env_copy(e->s, &before);
         if (pe_is(c, "elif_clause")) {
             pe_guard ge;
@@ -187,12 +215,14 @@ static void exec_branches(pe_ctx *e, TSNode s)
                 continue;
             covered = te == 1;
             guarded = guarded && te == -1 && ge.on && ge.kind == g.kind && nb < MAX_GUARDED;
-            pe_exec_block(e, pe_fld(e, c, F_consequence));
+            exec_guarded(e, pe_fld(e, c, F_consequence), te == -1 ? &ge : NULL);
             if (guarded)
                 br[nb++] = (branch_env){ *e->cur, ge };
         } else {
             covered = has_else = true;
-            pe_exec_block(e, pe_fld(e, c, F_body));
+            pe_guard eg;
+            bool known = guarded && nb > 0 && else_guard(br, nb, &eg);
+            exec_guarded(e, pe_fld(e, c, F_body), known ? &eg : NULL);
             if (guarded)
                 br[nb] = (branch_env){ *e->cur, g };   /* its guard: else_guard below */
         }
@@ -200,6 +230,8 @@ static void exec_branches(pe_ctx *e, TSNode s)
         have = true;
     }
     pe_guard rest;
+    if (g.on && t == -1 && !clauses && ends_in_return(e, pe_fld(e, s, F_consequence)))
+        e->after_return = (pe_guard){ true, g.kind, g.x, !g.is };
     if (guarded && nb > 0 && else_guard(br, nb, &rest)) {   /* each branch where its guard holds */
         if (!has_else)
             br[nb].en = before;   /* the fall-through */

@@ -188,8 +188,16 @@ typedef struct frame {
 
 /* The Python evaluator's state while it analyses one file (or a module that file imports). In check/
  * "ev_" names the rule evaluation's helpers; here the evaluator is "pe_". */
-/* A dtype guard: the model's (or the cache's) dtype is (is not) x (pe_condition). */
-typedef struct pe_guard { bool on; dref_kind kind; kvn_dtype x; bool is; } pe_guard;
+/* A dtype guard: the model's (or the cache's) dtype is (is not) x (pe_condition). one_sided:
+ * `dtype in (torch.float16, torch.bfloat16)`: the side where it holds (is) is not one dtype, so
+ * only the other side (not float16, nor bfloat16: held where it is not x) is marked. */
+typedef struct pe_guard { bool on; dref_kind kind; kvn_dtype x; bool is; bool one_sided; } pe_guard;
+/* Whether g marks a side held where the dtype is x (is) or is not x (!is): a one-sided guard
+ * never says where the dtype is one x. */
+static inline bool pe_guard_marks(const pe_guard *g, bool is)
+{
+    return g && g->on && !(g->one_sided && is);
+}
 enum { PE_MAX_PATH = 4 };
 
 typedef struct pe_ctx {

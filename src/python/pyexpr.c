@@ -469,10 +469,10 @@ static aval eval_conditional(pe_ctx *e, TSNode n)
     pe_guard g;
     pe_condition(e, ts_node_named_child(n, 1), &g);
     aval b = pe_eval(e, ts_node_named_child(n, 2));
-    if (g.on) {   /* `-1e4 if dtype == torch.float16 else -1e9`: each where the guard says */
+    if (pe_guard_marks(&g, g.is))   /* `-1e4 if dtype == torch.float16 else -1e9`: each where the guard says */
         a = pe_value_held(e->s, &a, g.kind, g.x, g.is);
+    if (pe_guard_marks(&g, !g.is))
         b = pe_value_held(e->s, &b, g.kind, g.x, !g.is);
-    }
     return av_join(e->s, &a, &b);
 }
 

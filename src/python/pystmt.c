@@ -35,7 +35,7 @@ void pe_exec_block(pe_ctx *e, TSNode n)
 /* Run block under guard g (when it is one): values it makes are held where g holds. */
 static void exec_guarded(pe_ctx *e, TSNode block, const pe_guard *g)
 {
-    bool push = g && g->on && e->nguards < PE_MAX_PATH;
+    bool push = g && pe_guard_marks(g, g->is) && e->nguards < PE_MAX_PATH;
     if (push)
         e->guards[e->nguards++] = *g;
     pe_exec_block(e, block);
@@ -69,6 +69,30 @@ static int known_truth(pe_ctx *e, const aval *c)
  * not`, either order) where D is the model's or the cache's dtype (g), so that what each branch
  * holds is known to be held only where that dtype is (is not) x. A comparison's operands are
  * evaluated as eval_comparison evaluates them; its value is never one known constant. */
+/* `D in (torch.float16, torch.bfloat16)` (a tuple, list or set of written dtypes; `not in`): a
+ * one-sided guard, held where D is not float16 (if listed, else the first) on the side where D
+ * is in none of them. */
+static int membership(pe_ctx *e, TSNode cond, bool not_in, pe_guard *g)
+{
+    aval d = pe_eval(e, ts_node_child(cond, 0));
+    aval set = pe_eval(e, ts_node_child(cond, 2));   /* once: its elements' facts too */
+    if (d.tag != AV_DTYPE || (d.dtype.kind != DREF_MODEL && d.dtype.kind != DREF_KV) || set.tag != AV_SEQ
+        || set.other)
+        return -1;
+    kvn_dtype f16 = kvn_dtype_parse("float16", false), pick = KVN_DTYPE_INVALID;
+    for (size_t i = 0; i < set.nelems; i++) {
+        const aval *x = &set.elems[i];
+        if (x->tag != AV_DTYPE || x->dtype.kind != DREF_CONCRETE || x->dtype.dtype == KVN_DTYPE_INVALID)
+            return -1;
+        if (pick == KVN_DTYPE_INVALID || x->dtype.dtype == f16)
+            pick = x->dtype.dtype;
+    }
+    if (pick == KVN_DTYPE_INVALID)
+        return -1;
+    *g = (pe_guard){ true, d.dtype.kind, pick, !not_in, set.nelems > 1 };
+    return -1;
+}
+
 int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g)
 {
     memset(g, 0, sizeof *g);
@@ -77,6 +101,9 @@ int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g)
                          ? ts_node_type(ts_node_child(cond, 1))
                          : "";
     bool eq = !strcmp(op, "==") || !strcmp(op, "is"), ne = !strcmp(op, "!=") || !strcmp(op, "is not");
+    bool in = !strcmp(op, "in"), not_in = !strcmp(op, "not in");
+    if (in || not_in)
+        return membership(e, cond, not_in, g);
     if (!eq && !ne) {
         aval c = pe_eval(e, cond);
         return known_truth(e, &c);
@@ -146,7 +173,7 @@ static env join_guarded(pe_ctx *e, branch_env *br, size_t nb, const env *before)
     env acc = { 0 };
     for (size_t b = 0; b < nb; b++) {
         env r = pe_env_copy(e->s, &br[b].en);
-        for (size_t i = 0; i < r.n; i++)
+        for (size_t i = 0; i < r.n && pe_guard_marks(&br[b].g, br[b].g.is); i++)
             if (in_names(names, nn, r.v[i].name)) {
                 aval t = pe_value_held(e->s, r.v[i].v, br[b].g.kind, br[b].g.x, br[b].g.is);
                 r.v[i].v = arena_memdup(e->s, &t, sizeof t);
@@ -166,7 +193,7 @@ static bool else_guard(const branch_env *br, size_t n, pe_guard *out)
         return true;
     kvn_dtype f16 = kvn_dtype_parse("float16", false);
     for (size_t i = 0; i < n; i++) {
-        if (!br[i].g.is)
+        if (!br[i].g.is || br[i].g.one_sided)
             return false;
         if (br[i].g.x == f16)
             out->x = f16;
@@ -231,7 +258,7 @@ static void exec_branches(pe_ctx *e, TSNode s)
     }
     pe_guard rest;
     if (g.on && t == -1 && !clauses && ends_in_return(e, pe_fld(e, s, F_consequence)))
-        e->after_return = (pe_guard){ true, g.kind, g.x, !g.is };
+        e->after_return = (pe_guard){ pe_guard_marks(&g, !g.is), g.kind, g.x, !g.is, g.one_sided };
     if (guarded && nb > 0 && else_guard(br, nb, &rest)) {   /* each branch where its guard holds */
         if (!has_else)
             br[nb].en = before;   /* the fall-through */

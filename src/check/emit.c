@@ -128,6 +128,11 @@ kv_engine ev_engine(const deployment *d, kv_engine fact_engine)
     return fact_engine;
 }
 
+kv_engine ev_store_engine(const deployment *d, const store_fact *s)
+{
+    return s->via == SINK_DIRECT ? ENGINE_TRANSFORMERS : ev_engine(d, s->engine);
+}
+
 /* "declared at deploy/k8s.yaml:20:15" / "what-if --kv-cache-dtype" / "engine default". */
 const char *ev_declared(kv_arena *a, const resolved_dtype *rd)
 {

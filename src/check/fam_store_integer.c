@@ -234,7 +234,7 @@ static void run(ectx *c)
                 for (size_t vi = 0; vi < s->nvalues; vi++)
                     if (s->values[vi].kind == VK_INTEGER) {
                         const intcast_fact *via = (st->facts & INT_FACT_CASTS) ? cast_into(ff, &s->values[vi], d, dt) : NULL;
-                        integer_point(c, &s->values[vi], &s->loc, what, ev_engine(d, s->engine), s->operand,
+                        integer_point(c, &s->values[vi], &s->loc, what, ev_store_engine(d, s), s->operand,
                                       d, dt, fixed ? NULL : &d->kv, fixed ? &s->cache_dtype.loc : NULL,
                                       via ? &via->loc : NULL, coded);
                     }

@@ -138,7 +138,7 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
 {
     kv_arena *a = c->out->arena;
     const store_value_settings *st = c->r->settings;
-    kv_engine engine = ev_engine(d, s->engine);
+    kv_engine engine = ev_store_engine(d, s);
     /* A C++/CUDA store converts in the code (s->conv), into a dtype the code may fix itself. */
     bool coded = s->conv != CONV_ENGINE, fixed = s->cache_dtype.kind == DREF_CONCRETE;
     kvn_dtype kv = fixed ? s->cache_dtype.dtype : d->kv.dtype;

@@ -144,6 +144,10 @@ char *ev_loc_text(kv_arena *a, const kv_loc *l);
 const char *ev_dtype_name(kvn_dtype d);
 /* The deployment's engine, else the one the fact names. */
 kv_engine ev_engine(const deployment *d, kv_engine fact_engine);
+/* The engine whose conversion path a store takes: a direct write into the cache tensor
+ * (`key_cache[slots] = k`, copy_) is a PyTorch tensor cast whatever the deployment's engine
+ * (the paths of ENGINE_TRANSFORMERS), else ev_engine. */
+kv_engine ev_store_engine(const deployment *d, const store_fact *s);
 /* "declared at deploy/k8s.yaml:20:15" / "what-if --kv-cache-dtype" / "engine default". */
 const char *ev_declared(kv_arena *a, const resolved_dtype *rd);
 /* What a finding is about (value origin, fact location, deployment), for `unless`. */

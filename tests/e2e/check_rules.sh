@@ -62,6 +62,17 @@ printf 'model: /models/m\ndtype: bfloat16\nkv-cache-dtype: fp8\n' >"$tmpdir/kvsc
 (cd "$tmpdir/kvscales" && "$KVLINT" check .) >"$tmpdir/out" 2>&1
 expect_status "static fp8 scale, key mask: clean" 0 $?
 
+# A direct write into a cache tensor is a PyTorch cast under any engine: KV001/positive's torch
+# writer under vLLM's fp8_e4m3 cache is NaN, not the -448 its compiled writer would saturate to
+# (a mask that still masks, not reported), which the store was judged by before.
+mkdir -p "$tmpdir/torchwriter"
+cp "$fixtures/KV001/positive/torch_writer.py" "$tmpdir/torchwriter/"
+printf '#!/bin/sh\nexec vllm serve /models/m --dtype bfloat16 --kv-cache-dtype fp8_e4m3\n' >"$tmpdir/torchwriter/serve.sh"
+(cd "$tmpdir/torchwriter" && "$KVLINT" check .) >"$tmpdir/out" 2>&1
+expect_status "direct write under vLLM" 1 $?
+expect_contains "direct write under vLLM: a PyTorch cast, NaN" "$tmpdir/out" \
+    "torch_writer.py:7:12: error: -1e4 is stored as NaN by a PyTorch cast (fp8_e4m3, declared at serve.sh:2:61)"
+
 # KV004's advice works: declaring the range in .kvlint.yaml turns the warning into a decision.
 cp -R "$fixtures/KV004/positive" "$tmpdir/declared"
 printf 'ranges:\n  num_adapters: {max: 12}\n' >"$tmpdir/declared/.kvlint.yaml"

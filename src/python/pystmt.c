@@ -118,6 +118,19 @@ int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g)
     return -1;
 }
 
+/* Before a guarded if in an initialiser: the attributes set so far that this frame did not bind
+ * itself (a base's __init__, an earlier initialiser) as self.x locals, so that a branch that
+ * leaves one alone keeps it, marked with that branch's guard (join_guarded). */
+static void attributes_as_locals(pe_ctx *e)
+{
+    const env *attrs = &e->cls->attrs;
+    for (size_t i = 0; i < attrs->n; i++) {
+        const char *key = arena_join(e->s, "self", '.', attrs->v[i].name);
+        if (!pe_env_get(e->cur, key))
+            pe_env_set(e->s, e->cur, key, *attrs->v[i].v);
+    }
+}
+
 /* In an initialiser, self.x assigned in a guarded branch went into the class's attributes as the
  * branch ran (pe_update_key), unmarked: the attributes the branches changed take the marked
  * values of acc, so that `if dtype == torch.float16: self.neg = -6e4 else: self.neg = -1e9` is
@@ -213,9 +226,11 @@ static void exec_branches(pe_ctx *e, TSNode s)
         pe_exec_block(e, pe_fld(e, s, F_consequence));  /* no other clause runs */
         return;
     }
+    bool init = e->fr && e->fr->is_init && e->cls && e->cur == &e->fr->locals;
+    if (init && g.on)
+        attributes_as_locals(e);
     env before = pe_env_copy(e->s, e->cur);
     env acc = before;
-    bool init = e->fr && e->fr->is_init && e->cls && e->cur == &e->fr->locals;
     env attrs_before = init ? pe_env_copy(e->s, &e->cls->attrs) : (env){ 0 };
     branch_env br[MAX_GUARDED + 1];
     size_t nb = 0;

@@ -76,6 +76,11 @@ static bool same_value(const kv_value *a, const kv_value *b)
     if (a->kind != b->kind || a->sym != b->sym || (a->expr == NULL) != (b->expr == NULL) || a->origin.line != b->origin.line
         || a->origin.col != b->origin.col)
         return false;
+    /* the same value held under two dtype guards (two branches kept it) is two: joining them
+     * into the first's mark would drop it where only the second holds */
+    if (a->held_kind != b->held_kind || (a->held_kind != DREF_UNKNOWN && (a->held_dtype != b->held_dtype
+                                                                           || a->held_is != b->held_is)))
+        return false;
     if ((a->origin.path == NULL) != (b->origin.path == NULL)
         || (a->origin.path && strcmp(a->origin.path, b->origin.path) != 0))
         return false;

@@ -198,7 +198,8 @@ static inline bool pe_guard_marks(const pe_guard *g, bool is)
 {
     return g && g->on && !(g->one_sided && is);
 }
-enum { PE_MAX_PATH = 4 };
+enum { PE_MAX_PATH = 4, PE_MAX_FLAGS = 8 };
+struct pe_flag { const struct aval *v; pe_guard g; };   /* a name's value that is a guard's result */
 
 typedef struct pe_ctx {
     const char *path;
@@ -224,6 +225,8 @@ typedef struct pe_ctx {
     uint8_t nguards;
     pe_guard after_return;        /* set by an if whose guarded branch returns: the rest of the
                                    * block runs where the guard does not hold (pe_exec_block) */
+    struct pe_flag flags[PE_MAX_FLAGS];   /* the last names bound to a dtype guard's result */
+    uint8_t nflags;
     bool again;                /* analysing a function a second time, as a subclass's method
                                 * (pystmt.c): a fact already recorded at the same place with the
                                 * same values is not recorded again (pystore.c) */
@@ -277,6 +280,10 @@ node_kind pe_kind(const pe_ctx *e, TSNode n);
  * in the code. Its truth where known (else -1); *guard with *kind, *x and *is set when it is one:
  * the true branch holds where the kind's dtype is x (`==`, `is`) or is not x (`!=`, `is not`). */
 int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g);
+/* pe_condition, with the condition's value in *value (NULL: not wanted). */
+int pe_condition_value(pe_ctx *e, TSNode cond, pe_guard *g, struct aval *value);
+/* name was just bound to the result of the guard g: a condition naming it is that guard. */
+void pe_note_flag(pe_ctx *e, const char *name, const pe_guard *g);
 
 /* ---- environments, bindings, assignment targets, parameters, imports (pyscope.c) ---- */
 const aval *pe_env_find_n(const env *en, const char *s, size_t n, uint32_t h);

@@ -64,18 +64,14 @@ static int known_truth(pe_ctx *e, const aval *c)
     return x != 0;
 }
 
-/* An if's condition (or a conditional expression's), evaluated once, before its branches: its
- * truth (known_truth), and whether it is a dtype guard, `D == torch.float16` (`is`, `!=`, `is
- * not`, either order) where D is the model's or the cache's dtype (g), so that what each branch
- * holds is known to be held only where that dtype is (is not) x. A comparison's operands are
- * evaluated as eval_comparison evaluates them; its value is never one known constant. */
 /* `D in (torch.float16, torch.bfloat16)` (a tuple, list or set of written dtypes; `not in`): a
  * one-sided guard, held where D is not float16 (if listed, else the first) on the side where D
  * is in none of them. */
-static int membership(pe_ctx *e, TSNode cond, bool not_in, pe_guard *g)
+static int membership(pe_ctx *e, TSNode cond, bool not_in, pe_guard *g, aval *value)
 {
     aval d = pe_eval(e, ts_node_child(cond, 0));
     aval set = pe_eval(e, ts_node_child(cond, 2));   /* once: its elements' facts too */
+    value->tensor = d.tensor;
     if (d.tag != AV_DTYPE || (d.dtype.kind != DREF_MODEL && d.dtype.kind != DREF_KV) || set.tag != AV_SEQ
         || set.other)
         return -1;
@@ -93,9 +89,50 @@ static int membership(pe_ctx *e, TSNode cond, bool not_in, pe_guard *g)
     return -1;
 }
 
-int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g)
+/* A name bound to a dtype guard's result (`is_fp16 = k.dtype == torch.float16`), or `not` of
+ * one: that guard (pe_note_flag recorded it with the binding's value). */
+static bool flag_guard(pe_ctx *e, TSNode cond, pe_guard *g, aval *value)
 {
+    bool negate = !ts_node_is_null(cond) && pe_is(cond, "not_operator");
+    TSNode name = negate ? pe_fld(e, cond, F_argument) : cond;
+    if (ts_node_is_null(name) || !pe_is(name, "identifier"))
+        return false;
+    const aval *b = pe_env_get(e->cur, pe_raw_text(e, name));
+    for (size_t i = 0; b && i < e->nflags; i++)
+        if (e->flags[i].v == b && !(negate && e->flags[i].g.one_sided)) {
+            *g = e->flags[i].g;
+            g->is = negate ? !g->is : g->is;
+            *value = *b;
+            return true;
+        }
+    return false;
+}
+
+void pe_note_flag(pe_ctx *e, const char *name, const pe_guard *g)
+{
+    const aval *b = name && g->on ? pe_env_get(e->cur, name) : NULL;
+    if (b)
+        e->flags[e->nflags++ % PE_MAX_FLAGS] = (struct pe_flag){ b, *g };
+    if (e->nflags > PE_MAX_FLAGS)
+        e->nflags = PE_MAX_FLAGS;
+}
+
+/* An if's condition (or a conditional expression's, or an assignment's comparison), evaluated
+ * once: its truth (known_truth), its value (value, when not NULL), and whether it is a dtype
+ * guard, `D == torch.float16` (`is`, `!=`, `is not`, either order; `in`, membership) where D is
+ * the model's or the cache's dtype, or a name bound to one (g), so that what each branch holds is
+ * known to be held only where that dtype is (is not) x. A comparison's operands are evaluated as
+ * eval_comparison evaluates them; its value is never one known constant. */
+int pe_condition_value(pe_ctx *e, TSNode cond, pe_guard *g, aval *value)
+{
+    aval scratch;
+    if (!value)
+        value = &scratch;
     memset(g, 0, sizeof *g);
+    if (flag_guard(e, cond, g, value))
+        return -1;
+    *value = av_unknown();
+    value->binary = true;
     const char *op = !ts_node_is_null(cond) && pe_kind(e, cond) == NK_comparison_operator
                              && ts_node_child_count(cond) == 3
                          ? ts_node_type(ts_node_child(cond, 1))
@@ -103,12 +140,13 @@ int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g)
     bool eq = !strcmp(op, "==") || !strcmp(op, "is"), ne = !strcmp(op, "!=") || !strcmp(op, "is not");
     bool in = !strcmp(op, "in"), not_in = !strcmp(op, "not in");
     if (in || not_in)
-        return membership(e, cond, not_in, g);
+        return membership(e, cond, not_in, g, value);
     if (!eq && !ne) {
-        aval c = pe_eval(e, cond);
-        return known_truth(e, &c);
+        *value = pe_eval(e, cond);
+        return known_truth(e, value);
     }
     aval a = pe_eval(e, ts_node_child(cond, 0)), b = pe_eval(e, ts_node_child(cond, 2));
+    value->tensor = a.tensor || b.tensor;
     const aval *sym = a.dtype.kind == DREF_CONCRETE ? &b : &a, *con = sym == &a ? &b : &a;
     g->on = a.tag == AV_DTYPE && b.tag == AV_DTYPE && con->dtype.kind == DREF_CONCRETE
             && con->dtype.dtype != KVN_DTYPE_INVALID && (sym->dtype.kind == DREF_MODEL || sym->dtype.kind == DREF_KV);
@@ -116,6 +154,11 @@ int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g)
     g->x = con->dtype.dtype;
     g->is = eq;
     return -1;
+}
+
+int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g)
+{
+    return pe_condition_value(e, cond, g, NULL);
 }
 
 /* Before a guarded if in an initialiser: the attributes set so far that this frame did not bind
@@ -476,6 +519,14 @@ static void exec_assignment(pe_ctx *e, TSNode s)
     if (!ts_node_is_null(right) && pe_kind(e, right) == NK_assignment) {  /* a = b = c */
         exec_stmt(e, right);
         v = pe_eval(e, pe_fld(e, right, F_left));
+    } else if (!ts_node_is_null(right) && pe_kind(e, right) == NK_comparison_operator
+               && pe_is(pe_fld(e, s, F_left), "identifier")) {   /* is_fp16 = k.dtype == torch.float16 */
+        pe_guard g;
+        pe_condition_value(e, right, &g, &v);
+        TSNode left = pe_fld(e, s, F_left);
+        pe_assign(e, left, v, s);
+        pe_note_flag(e, pe_raw_text(e, left), &g);
+        return;
     } else {
         v = pe_eval(e, right);
     }

@@ -84,10 +84,15 @@ aval pe_default_for_name(pe_ctx *e, const char *name, TSNode at)
     const char *idc = py_name_id_class(e->st, name, strlen(name));
     if (idc)
         return pe_id_class_value(e, idc, at);
-    /* a mask, or a predicate by Python's naming (is_pad, has_image): a 0/1 tensor */
-    bool predicate = (!strncmp(name, "is_", 3) && name[3]) || (!strncmp(name, "has_", 4) && name[4]);
-    if (strstr(name, "mask") || predicate) {
+    if (strstr(name, "mask")) {   /* a mask: a 0/1 tensor */
         aval x = av_unknown_tensor();
+        x.binary = true;
+        return x;
+    }
+    /* a predicate by Python's naming (is_pad, has_image): 0/1, a tensor or not (is_causal is a
+     * bool); not tensor context, so the prefilter needs no word for it (a stdlib full of is_x) */
+    if ((!strncmp(name, "is_", 3) && name[3]) || (!strncmp(name, "has_", 4) && name[4])) {
+        aval x = av_unknown();
         x.binary = true;
         return x;
     }

@@ -69,8 +69,6 @@ bool py_is_tensor_name(const py_state *st, const char *s, size_t n)
         return true;
     if (n == 5 && memcmp(s, "dtype", 5) == 0)
         return true;
-    if ((n > 3 && memcmp(s, "is_", 3) == 0) || (n > 4 && memcmp(s, "has_", 4) == 0))
-        return true;   /* a predicate, read as a 0/1 tensor (pyids.c) */
     for (size_t i = 0; i + 4 <= n; i++)
         if (memcmp(s + i, "mask", 4) == 0 || (i + 6 <= n && memcmp(s + i, "Tensor", 6) == 0))
             return true;

@@ -186,8 +186,6 @@ typedef struct frame {
     struct frame *up;
 } frame;
 
-/* The Python evaluator's state while it analyses one file (or a module that file imports). In check/
- * "ev_" names the rule evaluation's helpers; here the evaluator is "pe_". */
 /* A dtype guard: the model's (or the cache's) dtype is (is not) x (pe_condition). one_sided:
  * `dtype in (torch.float16, torch.bfloat16)`: the side where it holds (is) is not one dtype, so
  * only the other side (not float16, nor bfloat16: held where it is not x) is marked. */
@@ -201,6 +199,8 @@ static inline bool pe_guard_marks(const pe_guard *g, bool is)
 enum { PE_MAX_PATH = 4, PE_MAX_FLAGS = 8 };
 struct pe_flag { const struct aval *v; pe_guard g; };   /* a name's value that is a guard's result */
 
+/* The Python evaluator's state while it analyses one file (or a module that file imports). In check/
+ * "ev_" names the rule evaluation's helpers; here the evaluator is "pe_". */
 typedef struct pe_ctx {
     const char *path;
     const char *src;
@@ -226,7 +226,7 @@ typedef struct pe_ctx {
     pe_guard after_return;        /* set by an if whose guarded branch returns: the rest of the
                                    * block runs where the guard does not hold (pe_exec_block) */
     struct pe_flag flags[PE_MAX_FLAGS];   /* the last names bound to a dtype guard's result */
-    uint8_t nflags;
+    uint8_t nflags, next_flag;            /* entries in use; where the next goes (a ring) */
     bool again;                /* analysing a function a second time, as a subclass's method
                                 * (pystmt.c): a fact already recorded at the same place with the
                                 * same values is not recorded again (pystore.c) */
@@ -290,10 +290,6 @@ const aval *pe_env_find_n(const env *en, const char *s, size_t n, uint32_t h);
 const aval *pe_env_get(const env *en, const char *name);
 void pe_env_set(kv_arena *a, env *en, const char *name, aval v);
 env pe_env_copy(kv_arena *a, const env *en);
-/* x, with the values of each binding that differs from other's marked as held only where the
- * kind's dtype is d (is) or is not d (!is): past `if dtype == torch.float16:` the branch's state
- * against the state before it, and the other way round. */
-env pe_env_held(kv_arena *a, const env *x, const env *other, dref_kind kind, kvn_dtype d, bool is);
 /* v with its values marked held only where the kind's dtype is (is not) d; an inner mark stays. */
 aval pe_value_held(kv_arena *a, const aval *v, dref_kind kind, kvn_dtype d, bool is);
 env pe_env_join(kv_arena *a, const env *x, const env *y);

@@ -322,8 +322,7 @@ static aval eval_seq(pe_ctx *e, TSNode n)
     return x;
 }
 
-/* Comprehensions: bind the loop targets to unknowns and evaluate the element once, for facts. */
-/* [f(x) for x in xs if ...]: a list of one element that may be any f(x), as xs.append(f(x)) in a
+/* Comprehensions: bind the loop targets and evaluate the element once. [f(x) for x in xs if ...]: a list of one element that may be any f(x), as xs.append(f(x)) in a
  * loop makes it (the loop variable is an element of xs, or unknown); torch.cat of it then holds
  * f's values. Sets, dicts and generators stay unknown (their elements are evaluated for facts). */
 static aval eval_comprehension(pe_ctx *e, TSNode n)
@@ -334,10 +333,7 @@ static aval eval_comprehension(pe_ctx *e, TSNode n)
         TSNode c = ts_node_named_child(n, i);
         if (pe_is(c, "for_in_clause")) {
             aval it = pe_eval(e, pe_fld(e, c, F_right));
-            aval el = av_unknown();
-            for (size_t j = 0; it.tag == AV_SEQ && j < it.nelems; j++)
-                el = j ? av_join(e->s, &el, &it.elems[j]) : it.elems[0];
-            pe_assign(e, pe_fld(e, c, F_left), el, c);
+            pe_assign(e, pe_fld(e, c, F_left), av_seq_element(e->s, &it), c);
         }
     }
     aval x = k > 0 ? pe_eval(e, ts_node_named_child(n, 0)) : av_unknown();

@@ -530,6 +530,18 @@ bool pe_call_imported(pe_ctx *e, const char *origin, TSNode call, const args *g,
     return run_in(e, m, method ? RUN_METHOD : f->is_class ? RUN_NEW : RUN_FUNCTION, fv, method, g, out);
 }
 
+/* What a lazy value stands for, made now in its module (*m): the imported function f run, or the
+ * class f built, without the arguments of its call (they carried nothing that could become a
+ * fact). */
+static bool run_without_arguments(pe_ctx *e, const fe_file_index *ix, const py_func_export *f, run_kind kind,
+                                  pe_ctx **m, aval *out)
+{
+    const aval *def = definition(e, ix, f, m);
+    args none;
+    memset(&none, 0, sizeof none);
+    return def && run_in(e, *m, kind, def, NULL, &none, out);
+}
+
 aval pe_lazy_product(pe_ctx *e, const char *origin)
 {
     aval x = av_unknown();
@@ -547,12 +559,8 @@ bool pe_call_lazy_product(pe_ctx *e, const aval *fv, const args *g, aval *out)
     if (!dot || !args_carry_values(g, true) || !(f = resolve(e, fv->str, dot, &ix)) || f->is_class)
         return false;
     pe_ctx *m;
-    const aval *def = definition(e, ix, f, &m);
-    args none;
-    memset(&none, 0, sizeof none);
-    aval product;
-    /* the factory's own arguments carried nothing that could become a fact: run it without them */
-    if (!def || !run_in(e, m, RUN_FUNCTION, def, NULL, &none, &product))
+    aval product;   /* the factory's own arguments carried nothing that could become a fact */
+    if (!run_without_arguments(e, ix, f, RUN_FUNCTION, &m, &product))
         return false;
     if ((product.tag != AV_FUNC && product.tag != AV_PARTIAL) || !product.mod || product.mod == e)
         return false;
@@ -571,11 +579,8 @@ bool pe_call_module_method(pe_ctx *e, const aval *recv, const char *method, cons
         || !(py_link_class_follows(e->ctx->link, ix, f, method) || args_carry_values(g, false)))
         return false;
     pe_ctx *m;
-    const aval *cv = definition(e, ix, f, &m);
-    args none;
-    memset(&none, 0, sizeof none);
     aval obj;
-    if (!cv || !run_in(e, m, RUN_NEW, cv, NULL, &none, &obj) || obj.mod != m)
+    if (!run_without_arguments(e, ix, f, RUN_NEW, &m, &obj) || obj.mod != m)
         return false;
     return run_in(e, m, RUN_METHOD, &obj, method, g, out);
 }

@@ -128,20 +128,6 @@ aval pe_value_held(kv_arena *a, const aval *v, dref_kind kind, kvn_dtype d, bool
     return t;
 }
 
-env pe_env_held(kv_arena *a, const env *x, const env *other, dref_kind kind, kvn_dtype d, bool is)
-{
-    env r = pe_env_copy(a, x);
-    for (size_t i = 0; i < r.n; i++) {
-        const aval *v = r.v[i].v;
-        bool same = i < other->n && other->v[i].name == r.v[i].name && other->v[i].v == v;
-        if (same || v->tag != AV_VALUES || !v->n)
-            continue;
-        aval t = pe_value_held(a, v, kind, d, is);
-        r.v[i].v = arena_memdup(a, &t, sizeof t);
-    }
-    return r;
-}
-
 env pe_env_join(kv_arena *a, const env *x, const env *y)
 {
     env r = pe_env_copy(a, x);

@@ -111,10 +111,12 @@ static bool flag_guard(pe_ctx *e, TSNode cond, pe_guard *g, aval *value)
 void pe_note_flag(pe_ctx *e, const char *name, const pe_guard *g)
 {
     const aval *b = name && g->on ? pe_env_get(e->cur, name) : NULL;
-    if (b)
-        e->flags[e->nflags++ % PE_MAX_FLAGS] = (struct pe_flag){ b, *g };
-    if (e->nflags > PE_MAX_FLAGS)
-        e->nflags = PE_MAX_FLAGS;
+    if (!b)
+        return;
+    e->flags[e->next_flag] = (struct pe_flag){ b, *g };
+    e->next_flag = (uint8_t)((e->next_flag + 1) % PE_MAX_FLAGS);
+    if (e->nflags < PE_MAX_FLAGS)
+        e->nflags++;
 }
 
 /* An if's condition (or a conditional expression's, or an assignment's comparison), evaluated
@@ -180,8 +182,6 @@ static void attributes_as_locals(pe_ctx *e)
  * refined in every method, as a local is. */
 static void held_attributes(pe_ctx *e, const env *acc, const env *before, const env *attrs_before)
 {
-    if (!e->fr || !e->fr->is_init || !e->cls || e->cur != &e->fr->locals)
-        return;
     e->cls->attrs = pe_env_copy(e->s, attrs_before);
     for (size_t i = 0; i < acc->n; i++) {
         const binding *b = &acc->v[i];
@@ -323,7 +323,8 @@ static void exec_branches(pe_ctx *e, TSNode s)
         br[nb++].g = rest;
         acc = join_guarded(e, br, nb, &before);
         covered = true;
-        held_attributes(e, &acc, &before, &attrs_before);
+        if (init)
+            held_attributes(e, &acc, &before, &attrs_before);
     }
     if (!covered)
         acc = have ? pe_env_join(e->s, &acc, &before) : before;
@@ -335,12 +336,7 @@ static void exec_loop(pe_ctx *e, TSNode s)
 {
     if (pe_is(s, "for_statement")) {
         aval it = pe_eval(e, pe_fld(e, s, F_right));
-        aval el = av_unknown();
-        if (it.tag == AV_SEQ && it.nelems > 0) {
-            el = it.elems[0];
-            for (size_t i = 1; i < it.nelems; i++)
-                el = av_join(e->s, &el, &it.elems[i]);
-        }
+        aval el = av_seq_element(e->s, &it);
         env before = pe_env_copy(e->s, e->cur);
         pe_assign(e, pe_fld(e, s, F_left), el, s);
         pe_exec_block(e, pe_fld(e, s, F_body));

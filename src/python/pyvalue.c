@@ -157,6 +157,16 @@ static aval join_dicts(kv_arena *a, const aval *x, const aval *y)
     return r;
 }
 
+aval av_seq_element(kv_arena *a, const aval *seq)
+{
+    if (seq->tag != AV_SEQ || seq->nelems == 0)
+        return av_unknown();
+    aval el = seq->elems[0];
+    for (size_t i = 1; i < seq->nelems; i++)
+        el = av_join(a, &el, &seq->elems[i]);
+    return el;
+}
+
 aval av_join(kv_arena *a, const aval *x, const aval *y)
 {
     if (x->tag != AV_VALUES || y->tag != AV_VALUES) {

@@ -105,6 +105,9 @@ bool av_single(const aval *x, double *out);
 
 /* Union of two value sets (branch join, torch.cat, where); keeps a's dtype if b agrees. */
 aval av_join(kv_arena *a, const aval *x, const aval *y);
+/* What an iteration over seq binds (a for loop's target, a comprehension's): the join of its
+ * elements, unknown when it is no sequence with known elements. */
+aval av_seq_element(kv_arena *a, const aval *seq);
 /* Add one step to every value. The new value array goes to a (scratch), the step arrays to keep
  * (they end up in facts); what must live in keep. */
 aval av_step(kv_arena *a, kv_arena *keep, const aval *x, kv_loc loc, const char *what);

@@ -339,11 +339,6 @@ static void use_pending(fn_extent *f, pending_use *p, bool call_next)
 
 enum { AFTER_NONE, AFTER_DEF, AFTER_RETURN, AFTER_WORD, AFTER_ASSIGN };
 
-static bool word_eq(const char *w, size_t n, const char *lit)
-{
-    return strlen(lit) == n && memcmp(w, lit, n) == 0;
-}
-
 static void add_nested(fn_extent *cur, const char *w, size_t n)
 {
     if (cur->nnested < 4 && n < 256)
@@ -363,17 +358,17 @@ static void returned_function(fn_extent *cur, lex_kind k, const char *w, size_t 
         cur->after = AFTER_ASSIGN;
     if (k != LEX_WORD)
         return;
-    if (after == AFTER_ASSIGN && word_eq(w, n, "lambda")) {
+    if (after == AFTER_ASSIGN && py_tok_is(w, n, "lambda")) {
         add_nested(cur, cur->last, cur->last_len);
     } else if (after == AFTER_DEF) {
         add_nested(cur, w, n);
     } else if (after == AFTER_RETURN) {
-        bool made = word_eq(w, n, "lambda") || word_eq(w, n, "partial") || word_eq(w, n, "functools");
+        bool made = py_tok_is(w, n, "lambda") || py_tok_is(w, n, "partial") || py_tok_is(w, n, "functools");
         for (uint8_t i = 0; i < cur->nnested && !made; i++)
             made = cur->nested_len[i] == n && memcmp(cur->nested[i], w, n) == 0;
         cur->f.makes_function |= made;
     }
-    cur->after = word_eq(w, n, "def") ? AFTER_DEF : word_eq(w, n, "return") ? AFTER_RETURN
+    cur->after = py_tok_is(w, n, "def") ? AFTER_DEF : py_tok_is(w, n, "return") ? AFTER_RETURN
                : n < 256 ? AFTER_WORD : AFTER_NONE;
     cur->last = w, cur->last_len = (uint8_t)(n < 256 ? n : 0);
 }

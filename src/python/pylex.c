@@ -512,7 +512,7 @@ bool py_declares_literal_deployment(const char *data, size_t len)
         if (st == CALLEE)
             st = open && *lx.tok == '(' ? ARGS : OUT;
         else if (st == OUT && k == LEX_WORD && py_is_decl_callee(lx.tok, lx.len) &&
-                 !(lx.len == 17 && memcmp(lx.tok, "set_default_dtype", 17) == 0))
+                 !py_tok_is(lx.tok, lx.len, "set_default_dtype"))
             st = CALLEE, call_depth = depth;
         else if (st == ARGS && depth == call_depth + 1 && k == LEX_WORD && py_is_decl_keyword(lx.tok, lx.len))
             st = KEYWORD;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef enum lex_kind { LEX_END, LEX_WORD, LEX_NUMBER, LEX_STRING, LEX_COMMENT, LEX_PUNCT } lex_kind;
 
@@ -25,6 +26,12 @@ typedef struct lexer {
     const char *line_start;
     const char *tok_line;   /* the start of the line the token starts on (a string may end on a later one) */
 } lexer;
+
+/* Whether the n bytes at w are the word lit. */
+static inline bool py_tok_is(const char *w, size_t n, const char *lit)
+{
+    return strlen(lit) == n && memcmp(w, lit, n) == 0;
+}
 
 void py_lex_init(lexer *lx, const char *data, size_t len);
 lex_kind py_lex_next(lexer *lx);

@@ -91,11 +91,6 @@ typedef struct imports {
     size_t nv;
 } imports;
 
-static bool word_is(const char *w, size_t n, const char *lit)
-{
-    return strlen(lit) == n && memcmp(w, lit, n) == 0;
-}
-
 static bool comment_mentions_kvlint(const char *s, size_t n)
 {
     for (size_t i = 0; i + 6 <= n; i++)
@@ -167,7 +162,7 @@ static uint16_t module_fn_flags(const fe_context *ctx, const char *path, const c
     uint16_t got = 0;
     for (size_t k = 0; ex && k < ex->nfn && got != (PF_SENTINEL | PF_DECISIVE); k++) {
         const py_func_export *e = &ex->fn[k];
-        if (f && !word_is(f, fn, e->name))
+        if (f && !py_tok_is(f, fn, e->name))
             continue;
         if (py_link_function_sentinel(ctx->link, ix, e))
             got |= PF_SENTINEL;
@@ -219,7 +214,7 @@ static uint16_t import_token(imports *im, const fe_context *ctx, const char *pat
         return end_name(im, ctx, path);
     switch (im->state) {
     case IMP_IMPORT:
-        if (k == LEX_WORD && word_is(w, n, "as"))
+        if (k == LEX_WORD && py_tok_is(w, n, "as"))
             im->want_alias = true;
         else if (k == LEX_WORD && im->want_alias)
             im->as = w, im->as_n = n;
@@ -234,13 +229,13 @@ static uint16_t import_token(imports *im, const fe_context *ctx, const char *pat
         }
         return 0;
     case IMP_FROM:
-        if (k == LEX_WORD && word_is(w, n, "import"))
+        if (k == LEX_WORD && py_tok_is(w, n, "import"))
             im->state = IMP_NAMES;
         else if (k == LEX_WORD || (k == LEX_PUNCT && *w == '.'))
             im->overflow |= !append(im->mod, w, n);
         return 0;
     case IMP_NAMES:
-        if (k == LEX_WORD && word_is(w, n, "as"))
+        if (k == LEX_WORD && py_tok_is(w, n, "as"))
             im->want_alias = true;
         else if (k == LEX_WORD && im->want_alias)
             im->as = w, im->as_n = n;
@@ -260,9 +255,9 @@ static void start_statement(imports *im, const char *w, size_t n)
     im->mod[0] = im->cur[0] = '\0';
     im->name = im->as = NULL;
     im->want_alias = im->after_dot = false;
-    if (word_is(w, n, "import"))
+    if (py_tok_is(w, n, "import"))
         im->state = IMP_IMPORT;
-    else if (word_is(w, n, "from"))
+    else if (py_tok_is(w, n, "from"))
         im->state = IMP_FROM;
 }
 
@@ -341,7 +336,7 @@ typedef struct word_memo {
 static uint16_t word_flags(const py_state *st, const char *w, size_t n)
 {
     uint16_t f = 0;
-    if (word_is(w, n, "set_default_dtype") || (st && py_is_sink_word(st, w, n)))
+    if (py_tok_is(w, n, "set_default_dtype") || (st && py_is_sink_word(st, w, n)))
         f |= W_DECISIVE;   /* set_default_dtype(d) declares by position */
     else if (py_is_decl_callee(w, n))
         f |= W_DECL;       /* LLM(model): nothing is declared without a keyword pystore.c reads */
@@ -453,8 +448,8 @@ static bool cache_token(pf_scan *p, const lexer *lx, lex_kind k, uint16_t wf)
         p->cache = CW_NONE;
         break;
     }
-    bool as = k == LEX_WORD && word_is(lx->tok, lx->len, "as");
-    if (p->cache_target && (p->stmt_as || as || (k == LEX_WORD && word_is(lx->tok, lx->len, "in"))
+    bool as = k == LEX_WORD && py_tok_is(lx->tok, lx->len, "as");
+    if (p->cache_target && (p->stmt_as || as || (k == LEX_WORD && py_tok_is(lx->tok, lx->len, "in"))
                             || (c == '=' && p->depth == 0 && py_is_assign(lx->tok_line, lx->tok, lx->end))))
         store = true, p->cache_target = false;
     p->stmt_as |= as;
@@ -472,7 +467,7 @@ static bool field_token(pf_scan *p, lex_kind k, const char *w, size_t n)
                  || p->field == CF_GET   /* config.get("x"), or config.get itself: a field "get" */
                  || (p->field == CF_SUBSCRIPT && k == LEX_STRING)
                  || (k == LEX_WORD && p->field == CF_GETATTR_PAREN && py_is_config_name(w, n));
-    if (k == LEX_WORD && p->field == CF_DOT && word_is(w, n, "get"))
+    if (k == LEX_WORD && p->field == CF_DOT && py_tok_is(w, n, "get"))
         p->field = CF_GET;
     else if (k == LEX_WORD && p->field == CF_DOT && py_is_config_field(w, n))
         p->field = CF_FIELD;
@@ -482,7 +477,7 @@ static bool field_token(pf_scan *p, lex_kind k, const char *w, size_t n)
         p->field = CF_DOT;
     else if (punct && *w == '[' && p->field == CF_OBJECT)
         p->field = CF_SUBSCRIPT;
-    else if (k == LEX_WORD && word_is(w, n, "getattr"))
+    else if (k == LEX_WORD && py_tok_is(w, n, "getattr"))
         p->field = CF_GETATTR;
     else if (punct && *w == '(' && p->field == CF_GETATTR)
         p->field = CF_GETATTR_PAREN;
@@ -625,14 +620,14 @@ bool py_prefilter(const py_state *st, const fe_context *ctx, const char *path, c
 
 static bool word_at(const lexer *lx, lex_kind k, const char *lit)
 {
-    return k == LEX_WORD && word_is(lx->tok, lx->len, lit);
+    return k == LEX_WORD && py_tok_is(lx->tok, lx->len, lit);
 }
 
 bool py_is_init_name(const char *s, size_t n)
 {
     static const char *const inits[PY_MAX_INITS] = PY_INIT_NAMES;
     for (size_t i = 0; i < PY_MAX_INITS; i++)
-        if (word_is(s, n, inits[i]))
+        if (py_tok_is(s, n, inits[i]))
             return true;
     return false;
 }

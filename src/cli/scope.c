@@ -181,21 +181,13 @@ static bool declares_deployment(const char *path, const char *stdin_name, const 
     return yes;
 }
 
-/* The size over which a file is not read: --max-file-size, else .kvlint.yaml's, else 8M (as the
- * scanner decides). */
-static size_t size_limit(const kv_project *p, size_t max_file_size)
-{
-    enum { DEFAULT_MAX_FILE = 8 << 20 };
-    return max_file_size ? max_file_size : p->max_file_size ? p->max_file_size : DEFAULT_MAX_FILE;
-}
-
 void scope_plan(run_scope *s, char *const *paths, size_t npaths, const kv_project *p, bool named_configs,
                 const char *stdin_name, const char *stdin_data, size_t stdin_len, size_t max_file_size)
 {
     memset(s, 0, sizeof *s);
     if (npaths == 0)
         return;
-    size_t limit = size_limit(p, max_file_size);
+    size_t limit = project_file_limit(p, max_file_size);
     /* code: a named code file that is not also a deployment (a test's `LLM(dtype="float16")`) */
     bool code = false, claimed = false;
     for (size_t i = 0; i < npaths; i++) {
@@ -350,7 +342,7 @@ void scope_add_imports(run_scope *s, char *const *paths, size_t npaths, const kv
 {
     if (!s->focused || !s->root)
         return;
-    size_t limit = size_limit(p, max_file_size);
+    size_t limit = project_file_limit(p, max_file_size);
     char *canon_root = fs_canonical(s->root);
     for (size_t i = 0; i < npaths; i++)
         if (stdin_name && !strcmp(paths[i], stdin_name))

@@ -192,11 +192,9 @@ static void check_named_config(session *s, const char *opt, const char *path)
  * a diagnostic at NAME (the scan adds it), never an allocation of its size. */
 static void read_stdin(session *s, const session_options *o)
 {
-    enum { DEFAULT_MAX_FILE = 8 << 20 };
     scan_stdin *in = &s->stdin_file;
     in->path = o->stdin_name;
-    in->limit = o->max_file_size ? o->max_file_size
-                : (s->project->max_file_size ? s->project->max_file_size : DEFAULT_MAX_FILE);
+    in->limit = project_file_limit(s->project, o->max_file_size);
     in->status = fs_read_stream(STDIN_FILENO, in->limit, &s->stdin_data, &in->len, &in->err);
     if (in->status == FS_OK)
         fs_lone_cr_to_lf(s->stdin_data, in->len);

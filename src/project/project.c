@@ -518,6 +518,11 @@ static bool glob_hits(const char *pattern, const char *rel)
     return hit;
 }
 
+size_t project_file_limit(const kv_project *p, size_t cli)
+{
+    return cli ? cli : p && p->max_file_size ? p->max_file_size : DEFAULT_MAX_FILE;
+}
+
 bool project_path_included(const kv_project *p, const char *path)
 {
     if (!p || (p->include.n == 0 && p->exclude.n == 0))

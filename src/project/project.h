@@ -83,6 +83,9 @@ kv_project *project_load(const char *path, diag_list *diags);
 void project_free(kv_project *p);
 /* Whether path (as scanned) passes include/exclude. */
 bool project_path_included(const kv_project *p, const char *path);
+/* The size over which a file is not read: cli (--max-file-size) if set, else the project's
+ * max_file_size, else 8 MiB. Every reader of a run's files asks this, so they agree. */
+size_t project_file_limit(const kv_project *p, size_t cli);
 /* Whether rules.per_file_ignores turns the rule (its id or name) off for path (as scanned). */
 bool project_ignores_rule_at(const kv_project *p, const char *path, const char *rule_id, const char *rule_name);
 /* Simple glob: `*` within a segment, `**` across segments, `?`; used for include/exclude/deployments.

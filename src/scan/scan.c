@@ -24,8 +24,6 @@
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 
-enum { DEFAULT_MAX_FILE = 8 << 20 };
-
 typedef struct slot {
     const char *path;
     const frontend *fe;
@@ -428,8 +426,7 @@ scan_result *scan_paths(const char *const *paths, size_t npaths, const scan_opti
     pool p = {
         .slots = slots,
         .n = n,
-        .max_file_size = opt->max_file_size ? opt->max_file_size
-                         : (proj->max_file_size ? proj->max_file_size : DEFAULT_MAX_FILE),
+        .max_file_size = project_file_limit(proj, opt->max_file_size),
         .project = proj,
         .indexes = xcalloc(nfe, sizeof *p.indexes),
         .nindexes = xcalloc(nfe, sizeof *p.nindexes),

@@ -6,8 +6,7 @@
 # not read; a one-file run does not take an ignored deployment as context. The matcher's
 # semantics are compared with `git check-ignore` in tests/unit/check_gitignore.c.
 . "$top_srcdir/tests/e2e/lib.sh"
-export HOME="$tmpdir/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME"
+git_home
 mkmodel() {   # mkmodel FILE: a model that stores a -1e9 key (KV001 under float16)
     mkdir -p "$(dirname "$1")"
     cat >"$1" <<'PY'

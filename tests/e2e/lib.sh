@@ -12,6 +12,20 @@ trap 'rm -rf "$tmpdir"' EXIT
 
 fixtures="$top_srcdir/tests/fixtures"
 
+# git_home: an empty HOME and no system git configuration, so that the git work trees a test
+# makes read none of the machine's settings.
+git_home() {
+    HOME="$tmpdir/home" GIT_CONFIG_NOSYSTEM=1
+    export HOME GIT_CONFIG_NOSYSTEM
+    mkdir -p "$HOME"
+}
+
+# git_tree SRC DEST: a writable copy of the tree SRC (a fixture, an example) at DEST, made a git
+# work tree of its own (a pre-commit hook's repository).
+git_tree() {
+    cp -R "$1" "$2" && chmod -R u+w "$2" && git -C "$2" init -q
+}
+
 pass() { passes=$((passes + 1)); echo "PASS: $1"; }
 fail() { fails=$((fails + 1)); echo "FAIL: $1"; }
 

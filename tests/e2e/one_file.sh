@@ -4,12 +4,9 @@
 # example: without .kvlint.yaml (git top, every config), with one (code:, deployments:,
 # model_config:), outside any repository, and with --config naming the deployments.
 . "$top_srcdir/tests/e2e/lib.sh"
-export HOME="$tmpdir/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME"
+git_home
 ex="$top_srcdir/examples/adapter-router"
-mkrepo() {   # mkrepo DIR: the example as a git work tree of its own
-    cp -R "$ex" "$1" && chmod -R u+w "$1" && git -C "$1" init -q
-}
+mkrepo() { git_tree "$ex" "$1"; }   # mkrepo DIR: the example as a git work tree of its own
 check() { (cd "$repo" && "$KVLINT" check "$@") >"$tmpdir/out" 2>"$tmpdir/err"; }
 
 repo="$tmpdir/plain"

@@ -6,11 +6,9 @@
 # plugin/consts.py, through plugin/helpers.py, plugin/maskers.py, plugin/layers.py and
 # plugin/lazy.py, which model.py imports inside a method).
 . "$top_srcdir/tests/e2e/lib.sh"
-export HOME="$tmpdir/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME"
+git_home
 repo="$tmpdir/repo"
-cp -R "$top_srcdir/tests/fixtures/python/named_imports" "$repo" && chmod -R u+w "$repo"
-git -C "$repo" init -q
+git_tree "$fixtures/python/named_imports" "$repo"
 check() { (cd "$repo" && "$KVLINT" check "$@") >"$tmpdir/out" 2>"$tmpdir/err"; }
 
 check plugin/model.py

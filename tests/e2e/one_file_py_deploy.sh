@@ -5,11 +5,9 @@
 # files"). Fixture: tests/fixtures/python/named_py_deploy (plugin/attn.py stores -1e9; the only
 # deployment, float16, is tests/test_serve.py's LLM(dtype="float16")).
 . "$top_srcdir/tests/e2e/lib.sh"
-export HOME="$tmpdir/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME"
+git_home
 repo="$tmpdir/repo"
-cp -R "$top_srcdir/tests/fixtures/python/named_py_deploy" "$repo" && chmod -R u+w "$repo"
-git -C "$repo" init -q
+git_tree "$fixtures/python/named_py_deploy" "$repo"
 check() { (cd "$repo" && "$KVLINT" check "$@") >"$tmpdir/out" 2>"$tmpdir/err"; }
 
 check .

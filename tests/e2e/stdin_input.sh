@@ -4,11 +4,10 @@
 # and its project (.kvlint.yaml or the git top, the deployments and the checkpoint) apply, NAME's
 # copy on disk is not read as well, and the size limit bounds standard input like a file.
 . "$top_srcdir/tests/e2e/lib.sh"
-export HOME="$tmpdir/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME"
+git_home
 ex="$top_srcdir/examples/adapter-router"
 repo="$tmpdir/repo"
-cp -R "$ex" "$repo" && chmod -R u+w "$repo" && git -C "$repo" init -q
+git_tree "$ex" "$repo"
 layers="$repo/adapter_router/layers.py"
 run() { (cd "$repo" && "$KVLINT" check "$@") >"$tmpdir/out" 2>"$tmpdir/err"; }
 

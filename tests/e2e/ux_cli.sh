@@ -15,8 +15,7 @@
 #  - an unknown id in a suppression comment (ignore[KV03]) was not reported;
 #  - --quiet, and "did you mean" for a mistyped what-if dtype.
 . "$top_srcdir/tests/e2e/lib.sh"
-export HOME="$tmpdir/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME"
+git_home
 kv011="$fixtures/KV011/negative"
 run() { (cd "$dir" && "$KVLINT" "$@") >"$tmpdir/out" 2>"$tmpdir/err"; }
 

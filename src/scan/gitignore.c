@@ -7,8 +7,8 @@
  * popped when it leaves, so a folder's patterns apply to its subtree only. Patterns that are a
  * plain name, `*` + a plain suffix or a plain path (most of a Python .gitignore) are compared
  * without the automaton, and the others' literal start first (`cmake-build-` of
- * `cmake-build-*`, a path's folders before a wildcard). git runs at most once per walk, and only when a pattern
- * ignores something.
+ * `cmake-build-*`, a path's folders before a wildcard). The tracked files are read at most once
+ * per walk, and only when a pattern ignores something: from the index, else from git.
  */
 #include "scan/gitignore.h"
 
@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "project/project.h"
+#include "scan/gitdir.h"
 #include "util/arena.h"
 #include "util/process.h"
 #include "util/strbuf.h"
@@ -52,9 +53,11 @@ struct kv_gitignore {
     size_t n, cap;
     size_t base;          /* levels above the root, loaded by gitignore_open */
     char *top;            /* the work tree's top (canonical) */
-    char **tracked;       /* tracked files that patterns match (relative to the top, sorted) */
+    char *dotgit;         /* its .git (a folder or a file) */
+    char **tracked;       /* tracked files (relative to the top, sorted; in arena): all the index
+                             lists, or (from git) only those that patterns match */
     size_t ntracked;
-    bool tracked_loaded;  /* asked git once, at the first path a pattern ignores */
+    bool tracked_loaded;  /* read once, at the first path a pattern ignores */
 };
 
 /* Whether s holds a character the glob dialect treats specially. */
@@ -212,11 +215,14 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* git never ignores a tracked file: `git ls-files -ci --exclude-standard` lists those that a
- * pattern matches (usually none; a few that were added with `git add -f`). */
+/* git never ignores a tracked file: the index lists them (gitdir.h), or where it cannot be read
+ * here, `git ls-files -ci --exclude-standard` lists those that a pattern matches (usually none; a
+ * few that were added with `git add -f`). */
 static void load_tracked(kv_gitignore *g)
 {
     g->tracked_loaded = true;
+    if (gitdir_index_paths(g->top, g->dotgit, g->arena, &g->tracked, &g->ntracked))
+        return;
     static const char *const argv[] = { "git", "ls-files", "-z", "-c", "-i", "--exclude-standard", NULL };
     strbuf out = STRBUF_INIT;
     if (proc_run(g->top, argv, &out, NULL) == 0) {
@@ -224,8 +230,8 @@ static void load_tracked(kv_gitignore *g)
         for (size_t at = 0; at < out.len;) {
             const char *name = out.buf + at;
             size_t len = strlen(name);
-            g->tracked = xgrow(g->tracked, &cap, g->ntracked + 1, sizeof *g->tracked);
-            g->tracked[g->ntracked++] = xstrdup(name);
+            g->tracked = arena_grow(g->arena, g->tracked, &cap, g->ntracked + 1, sizeof *g->tracked);
+            g->tracked[g->ntracked++] = arena_strndup(g->arena, name, len);
             at += len + 1;
         }
         if (g->ntracked)
@@ -283,65 +289,19 @@ bool gitignore_excluded(kv_gitignore *g, const char *path, bool is_dir)
     return out;
 }
 
-/* The folder of the work tree holding dir (absolute, canonical), or NULL; *dotgit: its .git. */
-static char *find_top(const char *dir, char **dotgit)
-{
-    char *cur = fs_canonical(dir);
-    for (int hops = 0; hops < 256; hops++) {
-        char *git = fs_join(cur, ".git");
-        struct stat st;
-        if (lstat(git, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
-            *dotgit = git;
-            return cur;
-        }
-        free(git);
-        if (!strcmp(cur, "/"))
-            break;
-        char *slash = strrchr(cur, '/');
-        if (slash == cur)
-            slash[1] = '\0';
-        else
-            *slash = '\0';
-    }
-    free(cur);
-    return NULL;
-}
-
-/* .git/info/exclude, also for a worktree or submodule whose .git is a file (gitdir: X, and
- * X/commondir naming the shared folder). Heap string. */
+/* .git/info/exclude, also for a worktree or submodule whose .git is a file. Heap string. */
 static char *exclude_file(const char *top, const char *dotgit)
 {
-    struct stat st;
-    if (stat(dotgit, &st) == 0 && S_ISDIR(st.st_mode))
-        return fs_join(dotgit, "info/exclude");
-    char *data = NULL, *common = NULL;
-    size_t len;
-    const char *why;
-    if (fs_read_file(dotgit, 4096, &data, &len, &why) != FS_OK || strncmp(data, "gitdir: ", 8) != 0) {
-        free(data);
-        return NULL;
-    }
-    data[strcspn(data, "\r\n")] = '\0';
-    char *gitdir = data[8] == '/' ? xstrdup(data + 8) : fs_join(top, data + 8);
-    char *cfile = fs_join(gitdir, "commondir");
-    if (fs_read_file(cfile, 4096, &common, &len, &why) == FS_OK) {
-        common[strcspn(common, "\r\n")] = '\0';
-        char *shared = common[0] == '/' ? xstrdup(common) : fs_join(gitdir, common);
-        free(gitdir);
-        gitdir = shared;
-    }
-    char *out = fs_join(gitdir, "info/exclude");
+    char *common = gitdir_resolve(top, dotgit, true);
+    char *out = common ? fs_join(common, "info/exclude") : NULL;
     free(common);
-    free(cfile);
-    free(gitdir);
-    free(data);
     return out;
 }
 
 kv_gitignore *gitignore_open(const char *root)
 {
     char *dotgit = NULL;
-    char *top = find_top(root, &dotgit);
+    char *top = gitdir_find_top(root, &dotgit);
     if (!top)
         return NULL;
     kv_gitignore *g = xcalloc(1, sizeof *g);
@@ -376,7 +336,7 @@ kv_gitignore *gitignore_open(const char *root)
     free(ex);
     free(real);
     g->top = top;
-    free(dotgit);
+    g->dotgit = dotgit;
     return g;
 }
 
@@ -419,10 +379,8 @@ void gitignore_free(kv_gitignore *g)
     if (!g)
         return;
     arena_free(g->arena);
-    for (size_t i = 0; i < g->ntracked; i++)
-        free(g->tracked[i]);
-    free(g->tracked);
     free(g->top);
+    free(g->dotgit);
     free(g->stack);
     free(g->root);
     free(g->root_rel);

@@ -8,8 +8,9 @@
  * `/` matches folders only, `**` spans folders, `#` starts a comment, `\#` `\!` `\ ` escape; an
  * ignored folder is not entered (so nothing under it can be re-included, as in git). Patterns
  * are matched with kv_glob_match_git (linear time). A tracked file is never ignored (git's rule):
- * at the first path a pattern ignores, `git ls-files -ci --exclude-standard` names the tracked
- * files patterns match, and those (and the folders holding them) stay in the walk. Outside a work
+ * at the first path a pattern ignores, the index (read in-process, gitdir.h; else `git ls-files
+ * -ci --exclude-standard`) names the tracked files, and those (and the folders holding them)
+ * stay in the walk. Outside a work
  * tree nothing is ignored (as ruff and ripgrep do). It does not read the user's core.excludesFile
  * nor know POSIX `[:alpha:]` classes.
  */

@@ -2,7 +2,9 @@
  * check_gitignore.c: unit tests of the gitignore dialect of the glob matcher and of the walk that
  * respects .gitignore (scan/gitignore.h): fixed cases from git's documentation, and a differential
  * test that builds a scratch repository with tricky patterns and compares the walk with what
- * `git check-ignore --no-index` says of every file (skipped, with a message, when git is absent).
+ * `git check-ignore --no-index` says of every file (skipped, with a message, when git is absent);
+ * and the in-process reader of git's index (scan/gitdir.h) against `git ls-files` for index
+ * versions 2, 3 and 4, with the cases where it must decline (a split index, a corrupt one).
  */
 #include <check.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "project/project.h"
+#include "scan/gitdir.h"
 #include "scan/gitignore.h"
 #include "util/arena.h"
 #include "util/diag.h"
@@ -250,6 +253,110 @@ START_TEST(walk_agrees_with_git_check_ignore)
 }
 END_TEST
 
+/* Run a shell command in dir with git's user and system configuration out of the way. */
+static int sh_in(const char *dir, const char *command)
+{
+    strbuf cmd = STRBUF_INIT;
+    sb_addf(&cmd, "cd '%s' && GIT_CONFIG_NOSYSTEM=1 HOME='%s' GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t "
+            "GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t %s", dir, dir, command);
+    int st = system(sb_str(&cmd));
+    sb_release(&cmd);
+    return st;
+}
+
+/* Whether the index reader lists exactly what `git ls-files -z` lists (each path once). */
+static bool index_agrees_with_ls_files(const char *dir)
+{
+    ck_assert_int_eq(sh_in(dir, "git ls-files -z | tr '\\0' '\\n' | LC_ALL=C sort -u >../ls.txt"), 0);
+    char *want = NULL, *path = fs_join(dir, "../ls.txt");
+    size_t len;
+    const char *why;
+    ck_assert_int_eq(fs_read_file(path, 1 << 20, &want, &len, &why), FS_OK);
+    char *dotgit = fs_join(dir, ".git"), **paths;
+    size_t n;
+    kv_arena *a = arena_new();
+    ck_assert(gitdir_index_paths(dir, dotgit, a, &paths, &n));
+    strbuf got = STRBUF_INIT;
+    for (size_t i = 0; i < n; i++)
+        sb_addf(&got, "%s\n", paths[i]);
+    bool same = !strcmp(sb_str(&got), want);
+    if (!same)
+        fprintf(stderr, "check_gitignore: index reader:\n%s\ngit ls-files:\n%s\n", sb_str(&got), want);
+    ck_assert_uint_gt(n, 5);
+    sb_release(&got);
+    arena_free(a);
+    free(dotgit);
+    free(want);
+    free(path);
+    return same;
+}
+
+static bool index_readable(const char *dir)
+{
+    char *dotgit = fs_join(dir, ".git"), **paths;
+    size_t n;
+    kv_arena *a = arena_new();
+    bool ok = gitdir_index_paths(dir, dotgit, a, &paths, &n);
+    arena_free(a);
+    free(dotgit);
+    return ok;
+}
+
+START_TEST(index_reader_agrees_with_git_ls_files)
+{
+    if (system("git --version >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "check_gitignore: git not found, index test skipped\n");
+        return;
+    }
+    char tmpl[] = "/tmp/kvlint-gitindex.XXXXXX";
+    char *top = mkdtemp(tmpl);
+    ck_assert_ptr_nonnull(top);
+    char *dir = fs_join(top, "repo");
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    ck_assert_int_eq(sh_in(dir, "git init -q ."), 0);
+    ck_assert(index_readable(dir));   /* no index yet: nothing tracked, and that is an answer */
+    static const char *const names[] = {
+        "a.py", "b/c.py", "b/c/d.py", "b.py", "b-c.py", "with space.py", "\xc3\xa9t\xc3\xa9.py", "z/y/x/w.yaml",
+        "deep/one/two/three/four/five/six/seven/eight/nine/ten/a_rather_long_file_name_for_prefixes.py",
+        "deep/one/two/three/four/five/six/seven/eight/nine/ten/a_rather_long_file_name_for_prefixes2.py",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        write_file(dir, names[i], "x = 1\n");
+    ck_assert_int_eq(sh_in(dir, "git add -A && git commit -qm one && git add -N --ignore-removal . "
+                                "&& echo y >new.py && git add -N new.py"), 0);
+    ck_assert(index_agrees_with_ls_files(dir));                       /* version 3: intent-to-add */
+    ck_assert_int_eq(sh_in(dir, "git update-index --index-version 2 2>/dev/null || true"), 0);
+    ck_assert_int_eq(sh_in(dir, "git rm -q --cached new.py && git update-index --index-version 2"), 0);
+    ck_assert(index_agrees_with_ls_files(dir));                       /* version 2 */
+    ck_assert_int_eq(sh_in(dir, "git update-index --index-version 4 && git update-index --untracked-cache "
+                                ">/dev/null 2>&1; git status -s >/dev/null"), 0);
+    ck_assert(index_agrees_with_ls_files(dir));                       /* version 4, extensions */
+    /* an unmerged path has one entry per stage and is listed once */
+    ck_assert_int_eq(sh_in(dir, "h=$(git hash-object -w a.py) && printf '100644 %s 1\\ta.py\\n100644 %s 2\\ta.py\\n"
+                                "100644 %s 3\\ta.py\\n' $h $h $h | git update-index --index-info"), 0);
+    ck_assert(index_agrees_with_ls_files(dir));
+    /* a split index holds only changes to a shared one: git must answer */
+    ck_assert_int_eq(sh_in(dir, "git update-index --index-version 2 && git update-index --split-index"), 0);
+    ck_assert(!index_readable(dir));
+    ck_assert_int_eq(sh_in(dir, "git update-index --no-split-index"), 0);
+    ck_assert(index_agrees_with_ls_files(dir));
+    /* a corrupt or truncated index is declined, not half-read */
+    ck_assert_int_eq(sh_in(dir, "head -c 200 .git/index >../short && cp ../short .git/index"), 0);
+    ck_assert(!index_readable(dir));
+    write_file(dir, ".git/index", "DIRC not an index at all, just words to fill the header");
+    ck_assert(!index_readable(dir));
+    /* the environment can point git elsewhere: only git can say then */
+    setenv("GIT_INDEX_FILE", "/nonexistent", 1);
+    ck_assert(!index_readable(dir));
+    unsetenv("GIT_INDEX_FILE");
+    strbuf cmd = STRBUF_INIT;
+    sb_addf(&cmd, "rm -rf '%s'", top);
+    ck_assert_int_eq(system(sb_str(&cmd)), 0);
+    sb_release(&cmd);
+    free(dir);
+}
+END_TEST
+
 START_TEST(outside_a_work_tree_nothing_is_ignored)
 {
     char tmpl[] = "/tmp/kvlint-nogit.XXXXXX";
@@ -280,6 +387,7 @@ int main(void)
     tcase_add_test(t, git_glob_dialect);
     tcase_add_test(t, git_glob_linear);
     tcase_add_test(t, walk_agrees_with_git_check_ignore);
+    tcase_add_test(t, index_reader_agrees_with_git_ls_files);
     tcase_add_test(t, outside_a_work_tree_nothing_is_ignored);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);

@@ -72,20 +72,20 @@ static const char *arith_expr(kv_arena *a, const arith_fact *af)
 }
 
 /* The sum (+-a) + (+-b) in dt; false when it stays finite for every plausible operand. */
-static bool sum_overflows(ectx *c, const arith_fact *af, kvn_dtype dt, kvn_dtype model, kvn_dtype kv, double *res,
-                          const char **how)
+static bool sum_overflows(ectx *c, const arith_fact *af, kvn_dtype dt, kvn_dtype model, kvn_dtype kv, bool ks,
+                          double *res, const char **how)
 {
     kv_arena *a = c->out->arena;
     const arithmetic_settings *st = c->r->settings;
     const kvn_dtype_info *di = kvn_dtype_get(dt);
-    double xa = cast_to_dtype(dt, value_concrete(&af->a, model, kv)).stored;
+    double xa = cast_to_dtype(dt, value_concrete(&af->a, model, kv, ks)).stored;
     if (isnan(xa))
         return false;
     double sa = af->a_negated ? -xa : xa;
     if (isinf(xa)) {
         /* an infinite mask plus an opposite infinity (m1 + m2 holding -inf and +inf, or m1 - m2 of
          * two -inf masks) is NaN where both are infinite; anything else stays the infinity it was */
-        double xb = af->b.kind == VK_UNKNOWN ? NAN : cast_to_dtype(dt, value_concrete(&af->b, model, kv)).stored;
+        double xb = af->b.kind == VK_UNKNOWN ? NAN : cast_to_dtype(dt, value_concrete(&af->b, model, kv, ks)).stored;
         double sb = af->b_negated ? -xb : xb;
         if (!isinf(sb) || (sa > 0) == (sb > 0))
             return false;
@@ -95,7 +95,7 @@ static bool sum_overflows(ectx *c, const arith_fact *af, kvn_dtype dt, kvn_dtype
         return true;
     }
     if (af->b.kind != VK_UNKNOWN) {
-        double xb = cast_to_dtype(dt, value_concrete(&af->b, model, kv)).stored;
+        double xb = cast_to_dtype(dt, value_concrete(&af->b, model, kv, ks)).stored;
         if (isnan(xb))
             return false;
         double lo = xb, hi = xb;
@@ -126,6 +126,7 @@ static void arith_under(ectx *c, const arith_fact *af, const deployment *d)
 {
     kv_arena *a = c->out->arena;
     kvn_dtype model = d ? d->model.dtype : KVN_DTYPE_INVALID, kv = d ? d->kv.dtype : KVN_DTYPE_INVALID;
+    bool ks = deployment_kv_spelling_unknown(d);
     /* 0 * inf is NaN in every float dtype: an unknown dtype does not matter when an operand is a
      * literal infinity (float32 holds it); same-dtype finfo planes overflow in every dtype. */
     bool planes = same_dtype_planes(af);
@@ -147,12 +148,12 @@ static void arith_under(ectx *c, const arith_fact *af, const deployment *d)
     switch (af->kind) {
     case ARITH_SENTINEL_PLUS:
     case ARITH_SENTINEL_SUM:
-        if (!sum_overflows(c, af, dt, model, kv, &res, &how))
+        if (!sum_overflows(c, af, dt, model, kv, ks, &res, &how))
             return;
         break;
     case ARITH_ZERO_TIMES_INF: {
-        double xa = cast_to_dtype(dt, value_concrete(&af->a, model, kv)).stored;
-        double xb = af->b.kind == VK_UNKNOWN ? NAN : cast_to_dtype(dt, value_concrete(&af->b, model, kv)).stored;
+        double xa = cast_to_dtype(dt, value_concrete(&af->a, model, kv, ks)).stored;
+        double xb = af->b.kind == VK_UNKNOWN ? NAN : cast_to_dtype(dt, value_concrete(&af->b, model, kv, ks)).stored;
         const kv_value *other = isinf(xa) ? &af->b : &af->a;
         if (!isinf(xa) && !isinf(xb))
             return;

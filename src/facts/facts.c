@@ -94,6 +94,12 @@ bool engine_known(kv_engine e)
     return e != ENGINE_NONE && e != ENGINE_UNKNOWN;
 }
 
+kv_dtype_set dset_all(void)
+{
+    size_t n = kvn_dtype_count();
+    return n >= 64 ? ~(kv_dtype_set)0 : ((kv_dtype_set)1 << n) - 1;
+}
+
 kvn_dtype dtype_ref_resolve(const dtype_ref *r, kvn_dtype model, kvn_dtype kv)
 {
     switch (r->kind) {
@@ -106,10 +112,12 @@ kvn_dtype dtype_ref_resolve(const dtype_ref *r, kvn_dtype model, kvn_dtype kv)
     return KVN_DTYPE_INVALID;
 }
 
-double value_concrete(const kv_value *v, kvn_dtype model, kvn_dtype kv)
+double value_concrete(const kv_value *v, kvn_dtype model, kvn_dtype kv, bool kv_spelling_unknown)
 {
     kvn_dtype held = v->held_kind == DREF_MODEL ? model : v->held_kind == DREF_KV ? kv : KVN_DTYPE_INVALID;
-    if (held != KVN_DTYPE_INVALID && (held == v->held_dtype) != v->held_is)
+    if (v->held_kind == DREF_KV && v->held_spelled && kv_spelling_unknown)
+        held = KVN_DTYPE_INVALID;   /* its string may be "auto": the test may have gone either way */
+    if (held != KVN_DTYPE_INVALID && !dset_has(v->held_set, held))
         return NAN;   /* a branch on this dtype says the value is not held under it */
     if (v->sym == SYM_NONE)
         return v->lo;

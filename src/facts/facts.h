@@ -47,6 +47,20 @@ typedef struct kv_loc {
 
 typedef enum dref_kind { KV_DREF_KINDS(KV_ENUM_MEMBER) } dref_kind;
 
+/* A set of storage dtypes: bit d for kvn_dtype d (the numerics' table has fewer than 64,
+ * check_numerics verifies). What a branch on a dtype says about where its values are held. */
+typedef uint64_t kv_dtype_set;
+static inline kv_dtype_set dset_of(kvn_dtype d)
+{
+    return d >= 0 && d < 64 ? (kv_dtype_set)1 << d : 0;
+}
+static inline bool dset_has(kv_dtype_set s, kvn_dtype d)
+{
+    return d >= 0 && d < 64 && (s >> d & 1);
+}
+/* Every dtype the numerics know. */
+kv_dtype_set dset_all(void);
+
 typedef struct dtype_ref {
     dref_kind kind;
     kvn_dtype dtype;   /* DREF_CONCRETE only */
@@ -152,11 +166,14 @@ typedef struct kv_value {
     const kv_expr *expr;      /* VK_UNKNOWN computed from checkpoint fields, or NULL: the value becomes
                                  known per deployment (check/ evaluates it; docs/facts.md) */
     dref_kind held_kind;      /* DREF_MODEL / DREF_KV: the value is held only where that dtype is
-                               * held_dtype (held_is) or is not (`x = -3e38; if dtype ==
-                               * torch.float16: x = -63000`: -3e38 where it is not float16, -63000
-                               * where it is); any other kind: always */
-    kvn_dtype held_dtype;
-    bool held_is;
+                               * in held_set (`x = -3e38; if dtype == torch.float16: x = -63000`:
+                               * -3e38 where it is not float16, -63000 where it is; `if
+                               * cache_dtype.startswith("fp8")`: the fp8 dtypes); any other kind:
+                               * always */
+    kv_dtype_set held_set;
+    bool held_spelled;        /* the mark comes from a test of the dtype's string (`cache_dtype ==
+                               * "fp8"`): it does not apply where that string is not known
+                               * (deployment_kv_spelling_unknown) */
 } kv_value;
 
 /* ---- facts ---- */
@@ -397,7 +414,8 @@ const char *carrier_name(kv_carrier c); /* for messages: engine_name, "unknown" 
  * DREF_UNKNOWN, or DREF_NONE which is float32). */
 kvn_dtype dtype_ref_resolve(const dtype_ref *r, kvn_dtype model, kvn_dtype kv);
 /* The concrete value of a symbolic sentinel once its dtype is known (finfo of that dtype's element
- * format), else v->lo. */
-double value_concrete(const kv_value *v, kvn_dtype model, kvn_dtype kv);
+ * format), else v->lo; NaN where a held mark says the value is not held (kv_spelling_unknown:
+ * marks from a test of the KV dtype's string do not apply, deployment_kv_spelling_unknown). */
+double value_concrete(const kv_value *v, kvn_dtype model, kvn_dtype kv, bool kv_spelling_unknown);
 
 #endif

@@ -39,6 +39,31 @@ void json_dtype_ref(json_writer *w, const char *key, const dtype_ref *r)
     json_object_end(w);
 }
 
+/* A held_only set: `"is": D` for one dtype, `"is_not": D` for all but one, else `"in": [...]`. */
+static void held_set_json(json_writer *w, kv_dtype_set set)
+{
+    kv_dtype_set all = dset_all(), rest = all & ~set;
+    size_t n = kvn_dtype_count();
+    if (set && !(set & (set - 1))) {
+        for (size_t d = 0; d < n; d++)
+            if (dset_has(set, (kvn_dtype)d))
+                json_kv_string(w, "is", kvn_dtype_name((kvn_dtype)d));
+        return;
+    }
+    if (rest && !(rest & (rest - 1))) {
+        for (size_t d = 0; d < n; d++)
+            if (dset_has(rest, (kvn_dtype)d))
+                json_kv_string(w, "is_not", kvn_dtype_name((kvn_dtype)d));
+        return;
+    }
+    json_key(w, "in");
+    json_array_begin(w);
+    for (size_t d = 0; d < n; d++)
+        if (dset_has(set, (kvn_dtype)d))
+            json_string(w, kvn_dtype_name((kvn_dtype)d));
+    json_array_end(w);
+}
+
 void json_value_object(json_writer *w, const kv_value *v)
 {
     json_object_begin(w);
@@ -83,7 +108,7 @@ void json_value_object(json_writer *w, const kv_value *v)
         json_key(w, "held_only");   /* where that dtype is (or is not) this one */
         json_object_begin(w);
         json_kv_string(w, "dtype", dref_kind_name(v->held_kind));
-        json_kv_string(w, v->held_is ? "is" : "is_not", kvn_dtype_name(v->held_dtype));
+        held_set_json(w, v->held_set);
         json_object_end(w);
     }
     if (v->binary32)

@@ -7,7 +7,7 @@ src_libkvlint_a_SOURCES += \
 	src/python/pyvalue.c src/python/pyvalue.h \
 	src/python/pyeval.h src/python/pytree.c src/python/pyscope.c src/python/pydtype.c src/python/pytorch.c \
 	src/python/pyids.c src/python/pyconfig.c src/python/pystore.c src/python/pycall.c src/python/pymodule.c src/python/pymodcache.c src/python/pymodcache.h src/python/pyexpr.c \
-	src/python/pystmt.c
+	src/python/pystmt.c src/python/pyguard.c
 
 # The sink table, read at run time from $(pkgdatadir)/grammars/python. (Its own variable: this
 # fragment is included before grammars/local.mk, which defines dist_grammars_DATA.)

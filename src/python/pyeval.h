@@ -186,15 +186,34 @@ typedef struct frame {
     struct frame *up;
 } frame;
 
-/* A dtype guard: the model's (or the cache's) dtype is (is not) x (pe_condition). one_sided:
- * `dtype in (torch.float16, torch.bfloat16)`: the side where it holds (is) is not one dtype, so
- * only the other side (not float16, nor bfloat16: held where it is not x) is marked. */
-typedef struct pe_guard { bool on; dref_kind kind; kvn_dtype x; bool is; bool one_sided; } pe_guard;
-/* Whether g marks a side held where the dtype is x (is) or is not x (!is): a one-sided guard
- * never says where the dtype is one x. */
-static inline bool pe_guard_marks(const pe_guard *g, bool is)
+/* A dtype guard (pe_condition): the condition can hold only where the model's (kind DREF_MODEL)
+ * or the cache's (DREF_KV) dtype is in set (`dtype == torch.float16`: {float16}; `dtype in
+ * (...)`: the listed ones; `cache_dtype.startswith("fp8")`: the dtypes an fp8 spelling names),
+ * and fail only where it is in other. A comparison of dtype objects splits the dtypes (other is
+ * the rest); one of spellings may leave a dtype on both sides (fp8_e4m3 is spelled "fp8" and
+ * "fp8_e4m3": `cache_dtype == "fp8"` may be true or false there). */
+typedef struct pe_guard { bool on; dref_kind kind; kv_dtype_set set, other; bool spelled; } pe_guard;
+/* The guard of where g's condition is true (truth) or false. */
+static inline pe_guard pe_guard_side(const pe_guard *g, bool truth)
 {
-    return g && g->on && !(g->one_sided && is);
+    pe_guard s = *g;
+    if (!truth) {
+        s.set = g->other;
+        s.other = g->set;
+    }
+    return s;
+}
+/* A guard that splits the dtypes: true in set, false everywhere else. */
+static inline pe_guard pe_guard_split(dref_kind kind, kv_dtype_set set)
+{
+    return (pe_guard){ true, kind, set, dset_all() & ~set, false };
+}
+/* Whether the side of g where its condition is true (truth) or false says something: a set of
+ * dtypes that is neither empty nor every dtype. */
+static inline bool pe_guard_marks(const pe_guard *g, bool truth)
+{
+    kv_dtype_set s = g && g->on ? pe_guard_side(g, truth).set : 0;
+    return s && s != dset_all();
 }
 enum { PE_MAX_PATH = 4, PE_MAX_FLAGS = 8 };
 struct pe_flag { const struct aval *v; pe_guard g; };   /* a name's value that is a guard's result */
@@ -280,6 +299,9 @@ node_kind pe_kind(const pe_ctx *e, TSNode n);
  * in the code. Its truth where known (else -1); *guard with *kind, *x and *is set when it is one:
  * the true branch holds where the kind's dtype is x (`==`, `is`) or is not x (`!=`, `is not`). */
 int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g);
+/* Whether n is a comparison or a startswith/endswith call: a test whose result a name may keep
+ * as a guard (`is_fp8 = cache_dtype.startswith("fp8")`, pe_note_flag). */
+bool pe_condition_is_test(pe_ctx *e, TSNode n);
 /* pe_condition, with the condition's value in *value (NULL: not wanted). */
 int pe_condition_value(pe_ctx *e, TSNode cond, pe_guard *g, struct aval *value);
 /* name was just bound to the result of the guard g: a condition naming it is that guard. */
@@ -290,8 +312,9 @@ const aval *pe_env_find_n(const env *en, const char *s, size_t n, uint32_t h);
 const aval *pe_env_get(const env *en, const char *name);
 void pe_env_set(kv_arena *a, env *en, const char *name, aval v);
 env pe_env_copy(kv_arena *a, const env *en);
-/* v with its values marked held only where the kind's dtype is (is not) d; an inner mark stays. */
-aval pe_value_held(kv_arena *a, const aval *v, dref_kind kind, kvn_dtype d, bool is);
+/* v with its values marked held only where g's dtype is in g->set (held_spelled: g tests a
+ * string); an inner mark stays. */
+aval pe_value_held(kv_arena *a, const aval *v, const pe_guard *g);
 env pe_env_join(kv_arena *a, const env *x, const env *y);
 const char *pe_self_key(pe_ctx *e, TSNode attr_node);
 aval pe_lookup_self(pe_ctx *e, const char *key, TSNode at);

@@ -34,11 +34,17 @@ kv_value pe_value_make(pe_ctx *e, value_kind k, double lo, double hi, TSNode at)
     v.sym_scale = 1;
     v.text = pe_text_of(e, at);
     v.origin = pe_loc_of(e, at);
-    if (e->nguards) {   /* made on a path a dtype guard chose: held only where it holds */
+    if (e->nguards) {   /* made on a path dtype guards chose: held only where they all hold
+                         * (those on the innermost's dtype) */
         const pe_guard *g = &e->guards[e->nguards - 1];
         v.held_kind = g->kind;
-        v.held_dtype = g->x;
-        v.held_is = g->is;
+        v.held_set = g->set;
+        v.held_spelled = g->spelled;
+        for (uint8_t i = 0; i + 1 < e->nguards; i++)
+            if (e->guards[i].kind == g->kind && (v.held_set & e->guards[i].set)) {
+                v.held_set &= e->guards[i].set;
+                v.held_spelled = v.held_spelled || e->guards[i].spelled;
+            }
     }
     return v;
 }
@@ -465,10 +471,11 @@ static aval eval_conditional(pe_ctx *e, TSNode n)
     pe_guard g;
     pe_condition(e, ts_node_named_child(n, 1), &g);
     aval b = pe_eval(e, ts_node_named_child(n, 2));
-    if (pe_guard_marks(&g, g.is))   /* `-1e4 if dtype == torch.float16 else -1e9`: each where the guard says */
-        a = pe_value_held(e->s, &a, g.kind, g.x, g.is);
-    if (pe_guard_marks(&g, !g.is))
-        b = pe_value_held(e->s, &b, g.kind, g.x, !g.is);
+    if (pe_guard_marks(&g, true))   /* `-1e4 if dtype == torch.float16 else -1e9`: each where the guard says */
+        a = pe_value_held(e->s, &a, &g);
+    pe_guard not_g = pe_guard_side(&g, false);
+    if (pe_guard_marks(&g, false))
+        b = pe_value_held(e->s, &b, &not_g);
     return av_join(e->s, &a, &b);
 }
 

@@ -99,6 +99,7 @@ typedef struct py_state {
     kv_arena *arena;
     pt_api *torch;                         /* grammars/python/torch.tsv (pytorch_api.h) */
     id_vocab *ids;                         /* grammars/ids.tsv: id classes, their names and bounds */
+    struct dtype_strings *dstrings;        /* grammars/dtype_strings.tsv (facts/dtypestr.h) */
     ARENA_VEC(py_sink) sinks;
     ARENA_VEC(py_pattern) cache_names;     /* glob-ish: "*kv_cache*", "k_cache", "past_key_value*" */
     ARENA_VEC(py_word) sink_words;         /* last dotted parts of the sinks, without repeats */

@@ -111,7 +111,7 @@ env pe_env_copy(kv_arena *a, const env *en)
     return c;
 }
 
-aval pe_value_held(kv_arena *a, const aval *v, dref_kind kind, kvn_dtype d, bool is)
+aval pe_value_held(kv_arena *a, const aval *v, const pe_guard *g)
 {
     if (v->tag != AV_VALUES || !v->n)
         return *v;
@@ -120,9 +120,9 @@ aval pe_value_held(kv_arena *a, const aval *v, dref_kind kind, kvn_dtype d, bool
     for (size_t j = 0; j < v->n; j++) {
         if (vals[j].v.held_kind == DREF_MODEL || vals[j].v.held_kind == DREF_KV)
             continue;   /* an inner branch's condition stays */
-        vals[j].v.held_kind = kind;
-        vals[j].v.held_dtype = d;
-        vals[j].v.held_is = is;
+        vals[j].v.held_kind = g->kind;
+        vals[j].v.held_set = g->set;
+        vals[j].v.held_spelled = g->spelled;
     }
     t.vals = vals;
     return t;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "facts/dtypestr.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 
@@ -329,6 +330,7 @@ py_state *py_state_load(const char *datadir, const kv_project *project, diag_lis
     st->node_kinds = py_node_kinds(st->arena, &st->nnode_kinds);
     st->torch = pt_api_load(datadir, diags);
     st->ids = id_vocab_load(datadir, diags);
+    st->dstrings = dtype_strings_load(datadir, diags);
     return st;
 }
 
@@ -338,6 +340,7 @@ void py_state_free(py_state *st)
         return;
     pt_api_free(st->torch);
     id_vocab_free(st->ids);
+    dtype_strings_free(st->dstrings);
     py_modcache_free(st->modcache);
     arena_free(st->arena);
     free(st);

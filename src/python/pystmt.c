@@ -2,7 +2,7 @@
  * pystmt.c: statements and the whole file: blocks, branches (joined), loops (one pass,
  * joined), try/except, match/case, class and function definitions, the queue that analyses every
  * function once on its own, syntax-error notes, and py_analyze_file, the entry point.
- * Expressions are pyexpr.c.
+ * Expressions are pyexpr.c; which conditions are dtype guards, pyguard.c.
  */
 #include <string.h>
 
@@ -23,7 +23,8 @@ void pe_exec_block(pe_ctx *e, TSNode n)
     uint8_t nguards = e->nguards;
     for (uint32_t i = 0; i < k; i++) {
         exec_stmt(e, ks[i]);
-        if (e->after_return.on) {   /* `if d == torch.float16: return -6e4`: the rest where not */
+        if (e->after_return.on) {   /* `if d == torch.float16: return -6e4`: the rest where not
+                                      * (after_return is that side already) */
             if (e->nguards < PE_MAX_PATH)
                 e->guards[e->nguards++] = e->after_return;
             e->after_return.on = false;
@@ -35,7 +36,7 @@ void pe_exec_block(pe_ctx *e, TSNode n)
 /* Run block under guard g (when it is one): values it makes are held where g holds. */
 static void exec_guarded(pe_ctx *e, TSNode block, const pe_guard *g)
 {
-    bool push = g && pe_guard_marks(g, g->is) && e->nguards < PE_MAX_PATH;
+    bool push = g && pe_guard_marks(g, true) && e->nguards < PE_MAX_PATH;
     if (push)
         e->guards[e->nguards++] = *g;
     pe_exec_block(e, block);
@@ -49,118 +50,6 @@ static bool ends_in_return(pe_ctx *e, TSNode block)
     uint32_t k;
     TSNode *ks = pe_kids(e, block, &k);
     return k && (pe_is(ks[k - 1], "return_statement") || pe_is(ks[k - 1], "raise_statement"));
-}
-
-/* 1 or 0 when a condition is one known constant, -1 otherwise. Only inside a call's summary
- * (a parameter the call binds to False, `if n:` with n = 0 passed): there the branch not taken
- * cannot run, so its values do not come back to the caller. A function analysed on its own, and
- * the module, run every branch. Tensors are never decided (a one-element tensor's truth is its
- * data). */
-static int known_truth(pe_ctx *e, const aval *c)
-{
-    double x;
-    if (e->call_depth == 0 || c->tag != AV_VALUES || c->tensor || !av_single(c, &x))
-        return -1;
-    return x != 0;
-}
-
-/* `D in (torch.float16, torch.bfloat16)` (a tuple, list or set of written dtypes; `not in`): a
- * one-sided guard, held where D is not float16 (if listed, else the first) on the side where D
- * is in none of them. */
-static int membership(pe_ctx *e, TSNode cond, bool not_in, pe_guard *g, aval *value)
-{
-    aval d = pe_eval(e, ts_node_child(cond, 0));
-    aval set = pe_eval(e, ts_node_child(cond, 2));   /* once: its elements' facts too */
-    value->tensor = d.tensor;
-    if (d.tag != AV_DTYPE || (d.dtype.kind != DREF_MODEL && d.dtype.kind != DREF_KV) || set.tag != AV_SEQ
-        || set.other)
-        return -1;
-    kvn_dtype f16 = kvn_dtype_parse("float16", false), pick = KVN_DTYPE_INVALID;
-    for (size_t i = 0; i < set.nelems; i++) {
-        const aval *x = &set.elems[i];
-        if (x->tag != AV_DTYPE || x->dtype.kind != DREF_CONCRETE || x->dtype.dtype == KVN_DTYPE_INVALID)
-            return -1;
-        if (pick == KVN_DTYPE_INVALID || x->dtype.dtype == f16)
-            pick = x->dtype.dtype;
-    }
-    if (pick == KVN_DTYPE_INVALID)
-        return -1;
-    *g = (pe_guard){ true, d.dtype.kind, pick, !not_in, set.nelems > 1 };
-    return -1;
-}
-
-/* A name bound to a dtype guard's result (`is_fp16 = k.dtype == torch.float16`), or `not` of
- * one: that guard (pe_note_flag recorded it with the binding's value). */
-static bool flag_guard(pe_ctx *e, TSNode cond, pe_guard *g, aval *value)
-{
-    bool negate = !ts_node_is_null(cond) && pe_is(cond, "not_operator");
-    TSNode name = negate ? pe_fld(e, cond, F_argument) : cond;
-    if (ts_node_is_null(name) || !pe_is(name, "identifier"))
-        return false;
-    const aval *b = pe_env_get(e->cur, pe_raw_text(e, name));
-    for (size_t i = 0; b && i < e->nflags; i++)
-        if (e->flags[i].v == b && !(negate && e->flags[i].g.one_sided)) {
-            *g = e->flags[i].g;
-            g->is = negate ? !g->is : g->is;
-            *value = *b;
-            return true;
-        }
-    return false;
-}
-
-void pe_note_flag(pe_ctx *e, const char *name, const pe_guard *g)
-{
-    const aval *b = name && g->on ? pe_env_get(e->cur, name) : NULL;
-    if (!b)
-        return;
-    e->flags[e->next_flag] = (struct pe_flag){ b, *g };
-    e->next_flag = (uint8_t)((e->next_flag + 1) % PE_MAX_FLAGS);
-    if (e->nflags < PE_MAX_FLAGS)
-        e->nflags++;
-}
-
-/* An if's condition (or a conditional expression's, or an assignment's comparison), evaluated
- * once: its truth (known_truth), its value (value, when not NULL), and whether it is a dtype
- * guard, `D == torch.float16` (`is`, `!=`, `is not`, either order; `in`, membership) where D is
- * the model's or the cache's dtype, or a name bound to one (g), so that what each branch holds is
- * known to be held only where that dtype is (is not) x. A comparison's operands are evaluated as
- * eval_comparison evaluates them; its value is never one known constant. */
-int pe_condition_value(pe_ctx *e, TSNode cond, pe_guard *g, aval *value)
-{
-    aval scratch;
-    if (!value)
-        value = &scratch;
-    memset(g, 0, sizeof *g);
-    if (flag_guard(e, cond, g, value))
-        return -1;
-    *value = av_unknown();
-    value->binary = true;
-    const char *op = !ts_node_is_null(cond) && pe_kind(e, cond) == NK_comparison_operator
-                             && ts_node_child_count(cond) == 3
-                         ? ts_node_type(ts_node_child(cond, 1))
-                         : "";
-    bool eq = !strcmp(op, "==") || !strcmp(op, "is"), ne = !strcmp(op, "!=") || !strcmp(op, "is not");
-    bool in = !strcmp(op, "in"), not_in = !strcmp(op, "not in");
-    if (in || not_in)
-        return membership(e, cond, not_in, g, value);
-    if (!eq && !ne) {
-        *value = pe_eval(e, cond);
-        return known_truth(e, value);
-    }
-    aval a = pe_eval(e, ts_node_child(cond, 0)), b = pe_eval(e, ts_node_child(cond, 2));
-    value->tensor = a.tensor || b.tensor;
-    const aval *sym = a.dtype.kind == DREF_CONCRETE ? &b : &a, *con = sym == &a ? &b : &a;
-    g->on = a.tag == AV_DTYPE && b.tag == AV_DTYPE && con->dtype.kind == DREF_CONCRETE
-            && con->dtype.dtype != KVN_DTYPE_INVALID && (sym->dtype.kind == DREF_MODEL || sym->dtype.kind == DREF_KV);
-    g->kind = sym->dtype.kind;
-    g->x = con->dtype.dtype;
-    g->is = eq;
-    return -1;
-}
-
-int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g)
-{
-    return pe_condition_value(e, cond, g, NULL);
 }
 
 /* Before a guarded if in an initialiser: the attributes set so far that this frame did not bind
@@ -229,9 +118,9 @@ static env join_guarded(pe_ctx *e, branch_env *br, size_t nb, const env *before)
     env acc = { 0 };
     for (size_t b = 0; b < nb; b++) {
         env r = pe_env_copy(e->s, &br[b].en);
-        for (size_t i = 0; i < r.n && pe_guard_marks(&br[b].g, br[b].g.is); i++)
+        for (size_t i = 0; i < r.n && pe_guard_marks(&br[b].g, true); i++)
             if (in_names(names, nn, r.v[i].name)) {
-                aval t = pe_value_held(e->s, r.v[i].v, br[b].g.kind, br[b].g.x, br[b].g.is);
+                aval t = pe_value_held(e->s, r.v[i].v, &br[b].g);
                 r.v[i].v = arena_memdup(e->s, &t, sizeof t);
             }
         acc = b ? pe_env_join(e->s, &acc, &r) : r;
@@ -239,23 +128,17 @@ static env join_guarded(pe_ctx *e, branch_env *br, size_t nb, const env *before)
     return acc;
 }
 
-/* The guard of the else (or the fall-through) after the guards g[0..n): where none holds. Two
- * branches: the if's guard negated. More: all must test equality; float16 if one names it. */
+/* The guard of the else (or the fall-through) after the guards br[0..n) (all on one dtype):
+ * where every one fails. False when that is nowhere. */
 static bool else_guard(const branch_env *br, size_t n, pe_guard *out)
 {
-    *out = br[0].g;
-    out->is = !br[0].g.is;
-    if (n == 1)
-        return true;
-    kvn_dtype f16 = kvn_dtype_parse("float16", false);
-    for (size_t i = 0; i < n; i++) {
-        if (!br[i].g.is || br[i].g.one_sided)
-            return false;
-        if (br[i].g.x == f16)
-            out->x = f16;
+    *out = pe_guard_side(&br[0].g, false);
+    for (size_t i = 1; i < n; i++) {
+        out->set &= br[i].g.other;
+        out->other |= br[i].g.set;
+        out->spelled = out->spelled || br[i].g.spelled;
     }
-    out->is = false;
-    return true;
+    return out->set != 0;
 }
 
 /* if / elif / else. When every condition is a dtype guard on the same dtype (the model's or the
@@ -316,7 +199,7 @@ static void exec_branches(pe_ctx *e, TSNode s)
     }
     pe_guard rest;
     if (g.on && t == -1 && !clauses && ends_in_return(e, pe_fld(e, s, F_consequence)))
-        e->after_return = (pe_guard){ pe_guard_marks(&g, !g.is), g.kind, g.x, !g.is, g.one_sided };
+        e->after_return = pe_guard_side(&g, false), e->after_return.on = pe_guard_marks(&g, false);
     if (guarded && nb > 0 && else_guard(br, nb, &rest)) {   /* each branch where its guard holds */
         if (!has_else)
             br[nb].en = before;   /* the fall-through */
@@ -515,7 +398,7 @@ static void exec_assignment(pe_ctx *e, TSNode s)
     if (!ts_node_is_null(right) && pe_kind(e, right) == NK_assignment) {  /* a = b = c */
         exec_stmt(e, right);
         v = pe_eval(e, pe_fld(e, right, F_left));
-    } else if (!ts_node_is_null(right) && pe_kind(e, right) == NK_comparison_operator
+    } else if (!ts_node_is_null(right) && pe_condition_is_test(e, right)
                && pe_is(pe_fld(e, s, F_left), "identifier")) {   /* is_fp16 = k.dtype == torch.float16 */
         pe_guard g;
         pe_condition_value(e, right, &g, &v);

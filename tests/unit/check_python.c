@@ -18,6 +18,7 @@
 #include "python/pyfe.h"
 #include "resolve/deploy.h"
 #include "python/pymodcache.h"
+#include "facts/dtypestr.h"
 #include "facts/facts_json.h"
 #include "util/fsutil.h"
 
@@ -168,6 +169,45 @@ START_TEST(id_vocabulary_rows)
     ck_assert_uint_eq(id_vocab_class(v, "adapter")->bounds.n, 1);
     ck_assert_uint_eq(v->classes.n, 1);  /* the bad rows made no family */
     id_vocab_free(v);
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(dtype_string_rows)
+{
+    kv_arena *a = arena_new();
+    diag_list d;
+    diag_init(&d, a);
+    const char *text = "# kind\tspelling\tdtype\nkv\tauto\tbfloat16\nkv\tfp8\tfp8_e4m3\nkv\tfp8_e4m3\tfp8_e4m3\n"
+                       "kv\tfp8_e5m2\tfp8_e5m2\nkv\tbf16\tbfloat16\nmodel\thalf\tfloat16\nkv\tx\tnot_a_dtype\n"
+                       "gpu\tfp8\tfp8_e4m3\nkv\tonly_two\n";
+    dtype_strings *t = dtype_strings_read("dtype_strings.tsv", text, strlen(text), &d);
+    ck_assert_uint_eq(d.items.n, 3);
+    ck_assert_uint_eq(d.items.v[0].line, 8);   /* unknown dtype, kind, too few columns */
+    ck_assert_uint_eq(d.items.v[2].line, 10);
+    kvn_dtype e4m3 = kvn_dtype_parse("fp8_e4m3", false), e5m2 = kvn_dtype_parse("fp8_e5m2", false);
+    kvn_dtype bf16 = kvn_dtype_parse("bfloat16", false), f32 = kvn_dtype_parse("float32", false);
+    kv_dtype_set yes, no;
+    const char *fp8[] = { "fp8" };
+    ck_assert(dtype_strings_split(t, DREF_KV, DSTR_PREFIX, fp8, 1, &yes, &no));
+    ck_assert(dset_has(yes, e4m3) && !dset_has(no, e4m3));   /* both its spellings start with fp8 */
+    ck_assert(dset_has(yes, e5m2) && !dset_has(no, e5m2));
+    ck_assert(!dset_has(yes, bf16) && dset_has(no, bf16));
+    ck_assert(dset_has(yes, f32) && dset_has(no, f32));       /* no spelling: either way */
+    ck_assert(dtype_strings_split(t, DREF_KV, DSTR_EQUALS, fp8, 1, &yes, &no));
+    ck_assert(dset_has(yes, e4m3) && dset_has(no, e4m3));     /* "fp8_e4m3" is not == "fp8" */
+    ck_assert(!dset_has(yes, e5m2) && dset_has(no, e5m2));
+    const char *e5[] = { "e5m2", "bf16" };
+    ck_assert(dtype_strings_split(t, DREF_KV, DSTR_SUFFIX, e5, 2, &yes, &no));
+    ck_assert(dset_has(yes, e5m2) && !dset_has(no, e5m2) && dset_has(yes, bf16) && dset_has(no, bf16));
+    const char *unknown[] = { "fp8_new" };
+    ck_assert(!dtype_strings_split(t, DREF_KV, DSTR_EQUALS, unknown, 1, &yes, &no));   /* says nothing */
+    const char *half[] = { "half" };
+    ck_assert(!dtype_strings_split(t, DREF_KV, DSTR_CONTAINS, half, 1, &yes, &no));   /* a model spelling */
+    ck_assert(dtype_strings_split(t, DREF_MODEL, DSTR_CONTAINS, half, 1, &yes, &no));
+    ck_assert(!dtype_strings_split(NULL, DREF_KV, DSTR_PREFIX, fp8, 1, &yes, &no));
+    ck_assert_uint_le(kvn_dtype_count(), 64);   /* kv_dtype_set has a bit per dtype */
+    dtype_strings_free(t);
     arena_free(a);
 }
 END_TEST
@@ -1107,6 +1147,7 @@ static Suite *python_suite(void)
     tcase_add_test(t, id_classes);
     tcase_add_test(t, front_end_and_resolver_see_the_same_id_classes);
     tcase_add_test(t, id_vocabulary_rows);
+    tcase_add_test(t, dtype_string_rows);
     tcase_add_test(t, suppressions);
     tcase_add_test(t, module_index);
     tcase_add_test(t, function_index);

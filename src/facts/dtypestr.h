@@ -1,0 +1,38 @@
+/*
+ * dtypestr.h: the strings serving code compares a dtype with (grammars/dtype_strings.tsv: vLLM's
+ * cache_config.cache_dtype, SGLang's server_args.kv_cache_dtype, --dtype's values), and where a
+ * test of such a string can be true or false: `cache_dtype.startswith("fp8")` is true only where
+ * the KV cache's dtype has a spelling that starts with "fp8", false only where one does not.
+ *
+ * What this does not do: find the tests in code (the front ends do) or decide which dtype a
+ * deployment has (resolve/). Loaded once before the threads start; read-only afterwards.
+ */
+#ifndef KV_DTYPESTR_H
+#define KV_DTYPESTR_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "facts/facts.h"
+#include "util/diag.h"
+
+typedef struct dtype_strings dtype_strings;
+
+typedef enum dstr_test {
+    DSTR_EQUALS,    /* s == word (or s in (word, ...)) */
+    DSTR_PREFIX,    /* s.startswith(word) */
+    DSTR_SUFFIX,    /* s.endswith(word) */
+    DSTR_CONTAINS   /* word in s */
+} dstr_test;
+
+dtype_strings *dtype_strings_load(const char *datadir, diag_list *diags);
+/* From a table's text (path names it in diagnostics). */
+dtype_strings *dtype_strings_read(const char *path, const char *data, size_t len, diag_list *diags);
+void dtype_strings_free(dtype_strings *t);
+/* Where a test of the string spelling kind's dtype (DREF_KV or DREF_MODEL) against any of words
+ * can be true (*yes) and be false (*no); a dtype with no spelling of that kind is in both. False
+ * when the test says nothing: t is NULL, the kind has no spellings, or no spelling passes it (a
+ * word the table does not know, `== "fp8_new"`: nothing says where it holds). */
+bool dtype_strings_split(const dtype_strings *t, dref_kind kind, dstr_test test, const char *const *words,
+                         size_t nwords, kv_dtype_set *yes, kv_dtype_set *no);
+
+#endif

@@ -1,0 +1,218 @@
+/*
+ * pyguard.c: conditions read as dtype guards, which say where a branch's values are held: a
+ * comparison of the model's or the cache's dtype with a written dtype (`dtype == torch.float16`,
+ * `is`, `!=`, `is not`, `in (...)`, `not in`), a test of its spelling (`cache_dtype == "fp8"`,
+ * `cache_dtype.startswith("fp8")`, `endswith`, `"fp8" in cache_dtype`, `in ("fp8", ...)`: the
+ * spellings are grammars/dtype_strings.tsv's, facts/dtypestr.h), `not` of one, and a name bound
+ * to one's result. Which statements run under a guard is pystmt.c's; what a value held under one
+ * carries is facts.h's held_set. It does not decide which branch runs, except inside a call's
+ * summary (known_truth).
+ */
+#include <string.h>
+
+#include "facts/dtypestr.h"
+#include "python/pyeval.h"
+
+/* 1 or 0 when a condition is one known constant, -1 otherwise. Only inside a call's summary
+ * (a parameter the call binds to False, `if n:` with n = 0 passed): there the branch not taken
+ * cannot run, so its values do not come back to the caller. A function analysed on its own, and
+ * the module, run every branch. Tensors are never decided (a one-element tensor's truth is its
+ * data). */
+static int known_truth(pe_ctx *e, const aval *c)
+{
+    double x;
+    if (e->call_depth == 0 || c->tag != AV_VALUES || c->tensor || !av_single(c, &x))
+        return -1;
+    return x != 0;
+}
+
+enum { MAX_WORDS = 8 };
+
+/* Whether v is the model's or the cache's dtype (a dtype object, or a string named like one:
+ * cache_dtype, self.kv_cache_dtype). */
+static bool is_deployed_dtype(const aval *v)
+{
+    return v->tag == AV_DTYPE && (v->dtype.kind == DREF_MODEL || v->dtype.kind == DREF_KV);
+}
+
+/* The strings of w: one string, or a tuple, list or set of them (at most MAX_WORDS); 0 if w is
+ * anything else. */
+static size_t words_of(const aval *w, const char **out)
+{
+    if (w->tag == AV_STR && w->str) {
+        out[0] = w->str;
+        return 1;
+    }
+    if (w->tag != AV_SEQ || w->other || !w->nelems || w->nelems > MAX_WORDS)
+        return 0;
+    for (size_t i = 0; i < w->nelems; i++) {
+        if (w->elems[i].tag != AV_STR || !w->elems[i].str)
+            return 0;
+        out[i] = w->elems[i].str;
+    }
+    return w->nelems;
+}
+
+/* A test of d's spelling against the strings of w (truth: where it is true; false: where it is
+ * false, for `!=`, `not in`): a guard when d is a deployed dtype and the table knows a spelling
+ * that passes. */
+static bool spelled_guard(pe_ctx *e, const aval *d, dstr_test test, const aval *w, bool truth, pe_guard *g)
+{
+    const char *words[MAX_WORDS];
+    size_t n = is_deployed_dtype(d) ? words_of(w, words) : 0;
+    kv_dtype_set yes, no;
+    if (!n || !dtype_strings_split(e->st->dstrings, d->dtype.kind, test, words, n, &yes, &no))
+        return false;
+    pe_guard both = { true, d->dtype.kind, yes, no, true };
+    *g = pe_guard_side(&both, truth);
+    return true;
+}
+
+/* The test a `X.startswith(w)` / `X.endswith(w)` call (one argument) makes, or -1. */
+static int string_test_of(pe_ctx *e, TSNode call)
+{
+    TSNode fn = pe_kind(e, call) == NK_call ? pe_fld(e, call, F_function) : (TSNode){ 0 };
+    if (ts_node_is_null(fn) || pe_kind(e, fn) != NK_attribute)
+        return -1;
+    const char *m = pe_raw_text(e, pe_fld(e, fn, F_attribute));
+    TSNode argl = pe_fld(e, call, F_arguments);
+    if (!m || ts_node_is_null(argl) || ts_node_named_child_count(argl) != 1)
+        return -1;
+    return !strcmp(m, "startswith") ? DSTR_PREFIX : !strcmp(m, "endswith") ? DSTR_SUFFIX : -1;
+}
+
+bool pe_condition_is_test(pe_ctx *e, TSNode n)
+{
+    return pe_kind(e, n) == NK_comparison_operator || string_test_of(e, n) >= 0;
+}
+
+/* `D.startswith("fp8")`, `D.endswith(("e4m3", "e5m2"))` where D is a deployed dtype's string. Its
+ * receiver must be a name or an attribute chain (evaluated again by pe_eval when it is no such
+ * test: nothing there records a fact). */
+static bool spelling_method(pe_ctx *e, TSNode cond, pe_guard *g)
+{
+    int test = string_test_of(e, cond);
+    if (test < 0)
+        return false;
+    TSNode obj = pe_fld(e, pe_fld(e, cond, F_function), F_object), argl = pe_fld(e, cond, F_arguments);
+    for (TSNode o = obj; !ts_node_is_null(o) && pe_kind(e, o) != NK_identifier; o = pe_fld(e, o, F_object))
+        if (pe_kind(e, o) != NK_attribute)
+            return false;
+    aval d = pe_eval(e, obj);
+    if (!is_deployed_dtype(&d))
+        return false;
+    aval w = pe_eval(e, ts_node_named_child(argl, 0));
+    return spelled_guard(e, &d, (dstr_test)test, &w, true, g);
+}
+
+/* `D in (torch.float16, torch.bfloat16)` (a tuple, list or set of written dtypes; `not in`): the
+ * guard holds where D is one of them (is none of them). Spellings: `D in ("fp8", "fp8_e4m3")`,
+ * `"fp8" in D` (a substring). */
+static int membership(pe_ctx *e, TSNode cond, bool not_in, pe_guard *g, aval *value)
+{
+    aval d = pe_eval(e, ts_node_child(cond, 0));
+    aval set = pe_eval(e, ts_node_child(cond, 2));   /* once: its elements' facts too */
+    value->tensor = d.tensor;
+    if (spelled_guard(e, &d, DSTR_EQUALS, &set, !not_in, g) || spelled_guard(e, &set, DSTR_CONTAINS, &d, !not_in, g))
+        return -1;
+    if (!is_deployed_dtype(&d) || set.tag != AV_SEQ || set.other || !set.nelems)
+        return -1;
+    kv_dtype_set in = 0;
+    for (size_t i = 0; i < set.nelems; i++) {
+        const aval *x = &set.elems[i];
+        if (x->tag != AV_DTYPE || x->dtype.kind != DREF_CONCRETE || x->dtype.dtype == KVN_DTYPE_INVALID)
+            return -1;
+        in |= dset_of(x->dtype.dtype);
+    }
+    *g = pe_guard_split(d.dtype.kind, in);
+    *g = pe_guard_side(g, !not_in);
+    return -1;
+}
+
+/* A name bound to a dtype guard's result (`is_fp16 = k.dtype == torch.float16`), or `not` of
+ * one: that guard (pe_note_flag recorded it with the binding's value). */
+static bool flag_guard(pe_ctx *e, TSNode cond, pe_guard *g, aval *value)
+{
+    bool negate = !ts_node_is_null(cond) && pe_is(cond, "not_operator");
+    TSNode name = negate ? pe_fld(e, cond, F_argument) : cond;
+    if (ts_node_is_null(name) || !pe_is(name, "identifier"))
+        return false;
+    const aval *b = pe_env_get(e->cur, pe_raw_text(e, name));
+    for (size_t i = 0; b && i < e->nflags; i++)
+        if (e->flags[i].v == b) {
+            *g = pe_guard_side(&e->flags[i].g, !negate);
+            *value = *b;
+            return true;
+        }
+    return false;
+}
+
+void pe_note_flag(pe_ctx *e, const char *name, const pe_guard *g)
+{
+    const aval *b = name && g->on ? pe_env_get(e->cur, name) : NULL;
+    if (!b)
+        return;
+    e->flags[e->next_flag] = (struct pe_flag){ b, *g };
+    e->next_flag = (uint8_t)((e->next_flag + 1) % PE_MAX_FLAGS);
+    if (e->nflags < PE_MAX_FLAGS)
+        e->nflags++;
+}
+
+/* An if's condition (or a conditional expression's, or an assignment's comparison), evaluated
+ * once: its truth (known_truth), its value (value, when not NULL), and whether it is a dtype
+ * guard, `D == torch.float16` (`is`, `!=`, `is not`, either order; `in`, membership), a test of
+ * D's spelling, or `not` of one, where D is the model's or the cache's dtype, or a name bound to
+ * one (g), so that what each branch holds is known to be held only where its side can be. A
+ * comparison's operands are evaluated as eval_comparison evaluates them; its value is never one
+ * known constant. */
+int pe_condition_value(pe_ctx *e, TSNode cond, pe_guard *g, aval *value)
+{
+    aval scratch;
+    if (!value)
+        value = &scratch;
+    memset(g, 0, sizeof *g);
+    if (flag_guard(e, cond, g, value))
+        return -1;
+    *value = av_unknown();
+    value->binary = true;
+    if (!ts_node_is_null(cond) && pe_kind(e, cond) == NK_not_operator) {   /* `not D.startswith("fp8")` */
+        aval inner;
+        int t = pe_condition_value(e, pe_fld(e, cond, F_argument), g, &inner);
+        if (g->on)
+            *g = pe_guard_side(g, false);
+        value->tensor = inner.tensor;
+        return t < 0 ? -1 : !t;
+    }
+    if (!ts_node_is_null(cond) && spelling_method(e, cond, g))
+        return -1;
+    const char *op = !ts_node_is_null(cond) && pe_kind(e, cond) == NK_comparison_operator
+                             && ts_node_child_count(cond) == 3
+                         ? ts_node_type(ts_node_child(cond, 1))
+                         : "";
+    bool eq = !strcmp(op, "==") || !strcmp(op, "is"), ne = !strcmp(op, "!=") || !strcmp(op, "is not");
+    bool in = !strcmp(op, "in"), not_in = !strcmp(op, "not in");
+    if (in || not_in)
+        return membership(e, cond, not_in, g, value);
+    if (!eq && !ne) {
+        *value = pe_eval(e, cond);
+        return known_truth(e, value);
+    }
+    aval a = pe_eval(e, ts_node_child(cond, 0)), b = pe_eval(e, ts_node_child(cond, 2));
+    value->tensor = a.tensor || b.tensor;
+    if (spelled_guard(e, &a, DSTR_EQUALS, &b, eq, g) || spelled_guard(e, &b, DSTR_EQUALS, &a, eq, g))
+        return -1;   /* `cache_dtype == "fp8"`, `"auto" != kv_cache_dtype` */
+    const aval *sym = a.dtype.kind == DREF_CONCRETE ? &b : &a, *con = sym == &a ? &b : &a;
+    g->on = a.tag == AV_DTYPE && b.tag == AV_DTYPE && con->dtype.kind == DREF_CONCRETE
+            && con->dtype.dtype != KVN_DTYPE_INVALID && (sym->dtype.kind == DREF_MODEL || sym->dtype.kind == DREF_KV);
+    if (g->on) {
+        pe_guard split = pe_guard_split(sym->dtype.kind, dset_of(con->dtype.dtype));
+        *g = pe_guard_side(&split, eq);
+    }
+    return -1;
+}
+
+int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g)
+{
+    return pe_condition_value(e, cond, g, NULL);
+}
+

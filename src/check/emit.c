@@ -255,7 +255,7 @@ size_t ev_value_points(const kv_value *v, const deployment *d, double pts[2])
     kvn_dtype model = d ? d->model.dtype : KVN_DTYPE_INVALID, kv = d ? d->kv.dtype : KVN_DTYPE_INVALID;
     switch (v->kind) {
     case VK_SENTINEL: {
-        double x = value_concrete(v, model, kv, deployment_kv_spelling_unknown(d));
+        double x = value_concrete(v, model, kv, deployment_spelling(d));
         if (isnan(x))
             return 0;
         pts[0] = x;

@@ -31,7 +31,7 @@ kv_value ex_value(const rule *r, kvn_dtype model)
         v.sym_dtype = (dtype_ref){ .kind = DREF_CONCRETE, .text = "torch.float32", .dtype = kvn_dtype_by_fmt(KVN_F32) };
         if (strstr(text, "dtype") && !strstr(text, "float32"))
             v.sym_dtype = (dtype_ref){ .kind = DREF_MODEL, .text = "self.dtype" };
-        v.lo = value_concrete(&v, model, model, false);
+        v.lo = value_concrete(&v, model, model, (dtype_spelling){ SPELL_EXPLICIT, SPELL_EXPLICIT });
     } else if (!kvn_parse_number(text, &v.lo, &b32)) {
         v.lo = -1e9;
     } else if (fabs(v.lo) < 1e4) {

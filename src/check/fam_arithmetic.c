@@ -72,7 +72,7 @@ static const char *arith_expr(kv_arena *a, const arith_fact *af)
 }
 
 /* The sum (+-a) + (+-b) in dt; false when it stays finite for every plausible operand. */
-static bool sum_overflows(ectx *c, const arith_fact *af, kvn_dtype dt, kvn_dtype model, kvn_dtype kv, bool ks,
+static bool sum_overflows(ectx *c, const arith_fact *af, kvn_dtype dt, kvn_dtype model, kvn_dtype kv, dtype_spelling ks,
                           double *res, const char **how)
 {
     kv_arena *a = c->out->arena;
@@ -126,7 +126,7 @@ static void arith_under(ectx *c, const arith_fact *af, const deployment *d)
 {
     kv_arena *a = c->out->arena;
     kvn_dtype model = d ? d->model.dtype : KVN_DTYPE_INVALID, kv = d ? d->kv.dtype : KVN_DTYPE_INVALID;
-    bool ks = deployment_kv_spelling_unknown(d);
+    dtype_spelling ks = deployment_spelling(d);
     /* 0 * inf is NaN in every float dtype: an unknown dtype does not matter when an operand is a
      * literal infinity (float32 holds it); same-dtype finfo planes overflow in every dtype. */
     bool planes = same_dtype_planes(af);

@@ -39,7 +39,7 @@ static void construction_under(ectx *c, const construction_fact *cf, const deplo
     const kvn_dtype_info *di = kvn_dtype_get(dt);
     if (!di || (di->kind != KVN_KIND_ELEMENT && di->kind != KVN_KIND_SCALED))
         return;
-    double x = value_concrete(&cf->value, model, kv, deployment_kv_spelling_unknown(d));
+    double x = value_concrete(&cf->value, model, kv, deployment_spelling(d));
     if (isnan(x))
         return;
     kvn_result r = cast_to_dtype(dt, x);

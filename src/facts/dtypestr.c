@@ -33,6 +33,8 @@ static bool read_row(dtype_strings *t, char **f, size_t nf, const char **why)
         *why = "kind is kv or model";
     else if (!*f[1])
         *why = "the spelling is empty";
+    else if (!strcmp(f[1], "auto"))
+        *why = "auto is no row: the string a deployment declaring auto gives code (dtypestr.h)";
     else if (d == KVN_DTYPE_INVALID || !dset_of(d))
         *why = "the dtype is none kvlint knows (kvlint dtypes)";
     if (*why)
@@ -103,11 +105,14 @@ static bool passes(const char *s, dstr_test test, const char *w)
 }
 
 bool dtype_strings_split(const dtype_strings *t, dref_kind kind, dstr_test test, const char *const *words,
-                         size_t nwords, kv_dtype_set *yes, kv_dtype_set *no)
+                         size_t nwords, kv_dtype_set *yes, kv_dtype_set *no, bool *auto_passes)
 {
     *yes = *no = 0;
+    *auto_passes = false;
+    for (size_t k = 0; k < nwords; k++)
+        *auto_passes = *auto_passes || passes("auto", test, words[k]);
     kv_dtype_set spelled = 0;
-    bool any = false;
+    bool any = *auto_passes;
     for (size_t i = 0; t && i < t->rows.n; i++) {
         const dstr_row *r = &t->rows.v[i];
         if (r->kind != kind)
@@ -122,5 +127,5 @@ bool dtype_strings_split(const dtype_strings *t, dref_kind kind, dstr_test test,
     kv_dtype_set unspelled = dset_all() & ~spelled;
     *yes |= unspelled;
     *no |= unspelled;
-    return any;
+    return t && any;
 }

@@ -28,11 +28,13 @@ dtype_strings *dtype_strings_load(const char *datadir, diag_list *diags);
 /* From a table's text (path names it in diagnostics). */
 dtype_strings *dtype_strings_read(const char *path, const char *data, size_t len, diag_list *diags);
 void dtype_strings_free(dtype_strings *t);
-/* Where a test of the string spelling kind's dtype (DREF_KV or DREF_MODEL) against any of words
- * can be true (*yes) and be false (*no); a dtype with no spelling of that kind is in both. False
- * when the test says nothing: t is NULL, the kind has no spellings, or no spelling passes it (a
- * word the table does not know, `== "fp8_new"`: nothing says where it holds). */
+/* Where a test of the string naming kind's dtype (DREF_KV or DREF_MODEL) against any of words
+ * can be true (*yes) and be false (*no) where a deployment names the dtype (the table's rows; a
+ * dtype with no spelling of that kind is in both), and *auto_passes: whether the string "auto"
+ * (what a deployment that declares auto, or nothing, gives code) passes it. False when the test
+ * says nothing: t is NULL, or neither "auto" nor any spelling passes it (a word no engine has,
+ * `== "fp8_new"`). */
 bool dtype_strings_split(const dtype_strings *t, dref_kind kind, dstr_test test, const char *const *words,
-                         size_t nwords, kv_dtype_set *yes, kv_dtype_set *no);
+                         size_t nwords, kv_dtype_set *yes, kv_dtype_set *no, bool *auto_passes);
 
 #endif

@@ -112,12 +112,13 @@ kvn_dtype dtype_ref_resolve(const dtype_ref *r, kvn_dtype model, kvn_dtype kv)
     return KVN_DTYPE_INVALID;
 }
 
-double value_concrete(const kv_value *v, kvn_dtype model, kvn_dtype kv, bool kv_spelling_unknown)
+double value_concrete(const kv_value *v, kvn_dtype model, kvn_dtype kv, dtype_spelling sp)
 {
     kvn_dtype held = v->held_kind == DREF_MODEL ? model : v->held_kind == DREF_KV ? kv : KVN_DTYPE_INVALID;
-    if (v->held_kind == DREF_KV && v->held_spelled && kv_spelling_unknown)
-        held = KVN_DTYPE_INVALID;   /* its string may be "auto": the test may have gone either way */
-    if (held != KVN_DTYPE_INVALID && !dset_has(v->held_set, held))
+    kv_spelling how = v->held_kind == DREF_MODEL ? sp.model : sp.kv;
+    if (v->held_spelled && how == SPELL_UNKNOWN)
+        held = KVN_DTYPE_INVALID;   /* the string is not known: the test may have gone either way */
+    if (held != KVN_DTYPE_INVALID && !dset_has(how == SPELL_AUTO ? v->held_auto_set : v->held_set, held))
         return NAN;   /* a branch on this dtype says the value is not held under it */
     if (v->sym == SYM_NONE)
         return v->lo;

@@ -61,6 +61,13 @@ static inline bool dset_has(kv_dtype_set s, kvn_dtype d)
 /* Every dtype the numerics know. */
 kv_dtype_set dset_all(void);
 
+/* How a deployment spells a dtype, for the held marks of tests of that string (held_spelled):
+ * a name it declares (`--kv-cache-dtype fp8`, a what-if), `auto` (declared or the default: code
+ * compares the string "auto"), or not known (a checkpoint's scheme chosen through auto, an
+ * assumed dtype, TensorRT-LLM). */
+typedef enum kv_spelling { SPELL_EXPLICIT, SPELL_AUTO, SPELL_UNKNOWN } kv_spelling;
+typedef struct dtype_spelling { kv_spelling model, kv; } dtype_spelling;
+
 typedef struct dtype_ref {
     dref_kind kind;
     kvn_dtype dtype;   /* DREF_CONCRETE only */
@@ -170,10 +177,12 @@ typedef struct kv_value {
                                * -3e38 where it is not float16, -63000 where it is; `if
                                * cache_dtype.startswith("fp8")`: the fp8 dtypes); any other kind:
                                * always */
-    kv_dtype_set held_set;
+    kv_dtype_set held_set;    /* where the deployment names its dtype (SPELL_EXPLICIT) */
+    kv_dtype_set held_auto_set; /* where it spells it `auto` (the same as held_set unless a test
+                                 * of the string decides on "auto": `if cache_dtype == "auto"`) */
     bool held_spelled;        /* the mark comes from a test of the dtype's string (`cache_dtype ==
                                * "fp8"`): it does not apply where that string is not known
-                               * (deployment_kv_spelling_unknown) */
+                               * (SPELL_UNKNOWN) */
 } kv_value;
 
 /* ---- facts ---- */
@@ -414,8 +423,8 @@ const char *carrier_name(kv_carrier c); /* for messages: engine_name, "unknown" 
  * DREF_UNKNOWN, or DREF_NONE which is float32). */
 kvn_dtype dtype_ref_resolve(const dtype_ref *r, kvn_dtype model, kvn_dtype kv);
 /* The concrete value of a symbolic sentinel once its dtype is known (finfo of that dtype's element
- * format), else v->lo; NaN where a held mark says the value is not held (kv_spelling_unknown:
- * marks from a test of the KV dtype's string do not apply, deployment_kv_spelling_unknown). */
-double value_concrete(const kv_value *v, kvn_dtype model, kvn_dtype kv, bool kv_spelling_unknown);
+ * format), else v->lo; NaN where a held mark says the value is not held under the deployment's
+ * dtypes spelled so (deployment_spelling). */
+double value_concrete(const kv_value *v, kvn_dtype model, kvn_dtype kv, dtype_spelling sp);
 
 #endif

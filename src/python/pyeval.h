@@ -191,8 +191,15 @@ typedef struct frame {
  * (...)`: the listed ones; `cache_dtype.startswith("fp8")`: the dtypes an fp8 spelling names),
  * and fail only where it is in other. A comparison of dtype objects splits the dtypes (other is
  * the rest); one of spellings may leave a dtype on both sides (fp8_e4m3 is spelled "fp8" and
- * "fp8_e4m3": `cache_dtype == "fp8"` may be true or false there). */
-typedef struct pe_guard { bool on; dref_kind kind; kv_dtype_set set, other; bool spelled; } pe_guard;
+ * "fp8_e4m3": `cache_dtype == "fp8"` may be true or false there). aset / aother: the same where
+ * the deployment spells the dtype `auto` (a test of the string decides there: `== "auto"` holds
+ * everywhere and fails nowhere); set / other where it names it. spelled: a test of a string. */
+typedef struct pe_guard {
+    bool on;
+    dref_kind kind;
+    kv_dtype_set set, other, aset, aother;
+    bool spelled;
+} pe_guard;
 /* The guard of where g's condition is true (truth) or false. */
 static inline pe_guard pe_guard_side(const pe_guard *g, bool truth)
 {
@@ -200,20 +207,25 @@ static inline pe_guard pe_guard_side(const pe_guard *g, bool truth)
     if (!truth) {
         s.set = g->other;
         s.other = g->set;
+        s.aset = g->aother;
+        s.aother = g->aset;
     }
     return s;
 }
-/* A guard that splits the dtypes: true in set, false everywhere else. */
+/* A guard that splits the dtypes: true in set, false everywhere else, however they are spelled. */
 static inline pe_guard pe_guard_split(dref_kind kind, kv_dtype_set set)
 {
-    return (pe_guard){ true, kind, set, dset_all() & ~set, false };
+    kv_dtype_set rest = dset_all() & ~set;
+    return (pe_guard){ true, kind, set, rest, set, rest, false };
 }
-/* Whether the side of g where its condition is true (truth) or false says something: a set of
- * dtypes that is neither empty nor every dtype. */
+/* Whether the side of g where its condition is true (truth) or false says something: it does not
+ * hold everywhere, and somewhere. */
 static inline bool pe_guard_marks(const pe_guard *g, bool truth)
 {
-    kv_dtype_set s = g && g->on ? pe_guard_side(g, truth).set : 0;
-    return s && s != dset_all();
+    if (!g || !g->on)
+        return false;
+    pe_guard s = pe_guard_side(g, truth);
+    return (s.set || s.aset) && (s.set != dset_all() || s.aset != dset_all());
 }
 enum { PE_MAX_PATH = 4, PE_MAX_FLAGS = 8 };
 struct pe_flag { const struct aval *v; pe_guard g; };   /* a name's value that is a guard's result */
@@ -304,8 +316,12 @@ int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g);
 bool pe_condition_is_test(pe_ctx *e, TSNode n);
 /* pe_condition, with the condition's value in *value (NULL: not wanted). */
 int pe_condition_value(pe_ctx *e, TSNode cond, pe_guard *g, struct aval *value);
-/* name was just bound to the result of the guard g: a condition naming it is that guard. */
-void pe_note_flag(pe_ctx *e, const char *name, const pe_guard *g);
+/* Whether target (of an assignment) can keep a guard's result: a name, or `self.X`. */
+bool pe_flag_target(pe_ctx *e, TSNode target);
+/* target was just bound to the result of the guard g: a condition naming it is that guard while it
+ * keeps that value. class_attr: `self.X` set by an initialiser for the first time, so that the
+ * other methods' reads of the attribute are that guard too. */
+void pe_note_flag(pe_ctx *e, TSNode target, bool class_attr, const pe_guard *g);
 
 /* ---- environments, bindings, assignment targets, parameters, imports (pyscope.c) ---- */
 const aval *pe_env_find_n(const env *en, const char *s, size_t n, uint32_t h);

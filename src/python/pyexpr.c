@@ -39,10 +39,13 @@ kv_value pe_value_make(pe_ctx *e, value_kind k, double lo, double hi, TSNode at)
         const pe_guard *g = &e->guards[e->nguards - 1];
         v.held_kind = g->kind;
         v.held_set = g->set;
+        v.held_auto_set = g->aset;
         v.held_spelled = g->spelled;
         for (uint8_t i = 0; i + 1 < e->nguards; i++)
-            if (e->guards[i].kind == g->kind && (v.held_set & e->guards[i].set)) {
+            if (e->guards[i].kind == g->kind && (v.held_set & e->guards[i].set)
+                && (v.held_auto_set & e->guards[i].aset)) {
                 v.held_set &= e->guards[i].set;
+                v.held_auto_set &= e->guards[i].aset;
                 v.held_spelled = v.held_spelled || e->guards[i].spelled;
             }
     }

@@ -61,11 +61,55 @@ static bool spelled_guard(pe_ctx *e, const aval *d, dstr_test test, const aval *
     const char *words[MAX_WORDS];
     size_t n = is_deployed_dtype(d) ? words_of(w, words) : 0;
     kv_dtype_set yes, no;
-    if (!n || !dtype_strings_split(e->st->dstrings, d->dtype.kind, test, words, n, &yes, &no))
+    bool auto_passes;
+    if (!n || !dtype_strings_split(e->st->dstrings, d->dtype.kind, test, words, n, &yes, &no, &auto_passes))
         return false;
-    pe_guard both = { true, d->dtype.kind, yes, no, true };
+    kv_dtype_set all = dset_all();
+    pe_guard both = { true, d->dtype.kind, yes, no, auto_passes ? all : 0, auto_passes ? 0 : all, true };
     *g = pe_guard_side(&both, truth);
     return true;
+}
+
+/* n without calls that keep a lowercase spelling as it is (`kv_cache_dtype.lower()`, `.strip()`). */
+static TSNode spelling_of(pe_ctx *e, TSNode n)
+{
+    static const char *const same[] = { "lower", "casefold", "strip", "lstrip", "rstrip", NULL };
+    for (int hops = 0; hops < 4 && !ts_node_is_null(n) && pe_kind(e, n) == NK_call; hops++) {
+        TSNode fn = pe_fld(e, n, F_function), argl = pe_fld(e, n, F_arguments);
+        if (ts_node_is_null(fn) || pe_kind(e, fn) != NK_attribute || ts_node_is_null(argl)
+            || ts_node_named_child_count(argl) != 0)
+            break;
+        const char *m = pe_raw_text(e, pe_fld(e, fn, F_attribute));
+        size_t i = 0;
+        while (same[i] && (!m || strcmp(same[i], m) != 0))
+            i++;
+        if (!same[i])
+            break;
+        n = pe_fld(e, fn, F_object);
+    }
+    return n;
+}
+
+/* Whether n is a name or an attribute chain (its evaluation records nothing). */
+static bool plain_reference(pe_ctx *e, TSNode n)
+{
+    for (TSNode o = n; !ts_node_is_null(o); o = pe_fld(e, o, F_object)) {
+        if (pe_kind(e, o) == NK_identifier)
+            return true;
+        if (pe_kind(e, o) != NK_attribute)
+            return false;
+    }
+    return false;
+}
+
+/* The value of an operand of a spelling test: v as evaluated, or, when v is no deployed dtype and
+ * the operand is one's string lowered or stripped (`kv_cache_dtype.lower()`), that dtype. */
+static aval spelled_operand(pe_ctx *e, TSNode n, const aval *v)
+{
+    TSNode inner = spelling_of(e, n);
+    if (is_deployed_dtype(v) || ts_node_eq(inner, n) || !plain_reference(e, inner))
+        return *v;
+    return pe_eval(e, inner);
 }
 
 /* The test a `X.startswith(w)` / `X.endswith(w)` call (one argument) makes, or -1. */
@@ -94,10 +138,10 @@ static bool spelling_method(pe_ctx *e, TSNode cond, pe_guard *g)
     int test = string_test_of(e, cond);
     if (test < 0)
         return false;
-    TSNode obj = pe_fld(e, pe_fld(e, cond, F_function), F_object), argl = pe_fld(e, cond, F_arguments);
-    for (TSNode o = obj; !ts_node_is_null(o) && pe_kind(e, o) != NK_identifier; o = pe_fld(e, o, F_object))
-        if (pe_kind(e, o) != NK_attribute)
-            return false;
+    TSNode obj = spelling_of(e, pe_fld(e, pe_fld(e, cond, F_function), F_object));
+    TSNode argl = pe_fld(e, cond, F_arguments);
+    if (!plain_reference(e, obj))
+        return false;
     aval d = pe_eval(e, obj);
     if (!is_deployed_dtype(&d))
         return false;
@@ -129,15 +173,38 @@ static int membership(pe_ctx *e, TSNode cond, bool not_in, pe_guard *g, aval *va
     return -1;
 }
 
-/* A name bound to a dtype guard's result (`is_fp16 = k.dtype == torch.float16`), or `not` of
- * one: that guard (pe_note_flag recorded it with the binding's value). */
+bool pe_flag_target(pe_ctx *e, TSNode target)
+{
+    return !ts_node_is_null(target)
+           && (pe_is(target, "identifier") || (pe_kind(e, target) == NK_attribute && pe_self_key(e, target)));
+}
+
+/* The binding a name or `self.X` reads now (a value's own allocation, made anew by every
+ * assignment: a guard kept in a name is known by it), as pe_lookup_key finds it: `self.X` in the
+ * frame, else the class's attribute an initialiser set. NULL for anything else. */
+static const aval *binding_of(pe_ctx *e, TSNode n)
+{
+    if (ts_node_is_null(n))
+        return NULL;
+    if (pe_is(n, "identifier"))
+        return pe_env_get(e->cur, pe_raw_text(e, n));
+    const char *key = pe_kind(e, n) == NK_attribute ? pe_self_key(e, n) : NULL;
+    if (!key)
+        return NULL;
+    const aval *v = e->fr ? pe_env_get(&e->fr->locals, key) : NULL;
+    return v ? v : e->cls ? pe_class_member(e->cls, key + 5, PE_MEMBER_ATTRS, false) : NULL;
+}
+
+/* A name bound to a dtype guard's result (`is_fp16 = k.dtype == torch.float16`, `self.quant =
+ * cache_dtype != "auto"`), or `not` of one: that guard (pe_note_flag recorded it with the
+ * binding's value). */
 static bool flag_guard(pe_ctx *e, TSNode cond, pe_guard *g, aval *value)
 {
     bool negate = !ts_node_is_null(cond) && pe_is(cond, "not_operator");
     TSNode name = negate ? pe_fld(e, cond, F_argument) : cond;
-    if (ts_node_is_null(name) || !pe_is(name, "identifier"))
+    if (ts_node_is_null(name) || !pe_flag_target(e, name))
         return false;
-    const aval *b = pe_env_get(e->cur, pe_raw_text(e, name));
+    const aval *b = binding_of(e, name);
     for (size_t i = 0; b && i < e->nflags; i++)
         if (e->flags[i].v == b) {
             *g = pe_guard_side(&e->flags[i].g, !negate);
@@ -147,15 +214,24 @@ static bool flag_guard(pe_ctx *e, TSNode cond, pe_guard *g, aval *value)
     return false;
 }
 
-void pe_note_flag(pe_ctx *e, const char *name, const pe_guard *g)
+static void add_flag(pe_ctx *e, const aval *b, const pe_guard *g)
 {
-    const aval *b = name && g->on ? pe_env_get(e->cur, name) : NULL;
     if (!b)
         return;
     e->flags[e->next_flag] = (struct pe_flag){ b, *g };
     e->next_flag = (uint8_t)((e->next_flag + 1) % PE_MAX_FLAGS);
     if (e->nflags < PE_MAX_FLAGS)
         e->nflags++;
+}
+
+void pe_note_flag(pe_ctx *e, TSNode target, bool class_attr, const pe_guard *g)
+{
+    if (!g->on)
+        return;
+    add_flag(e, binding_of(e, target), g);
+    const char *key = class_attr ? pe_self_key(e, target) : NULL;
+    if (key && e->cls)   /* not when it joined an earlier value: that one may be what is read */
+        add_flag(e, pe_env_get(&e->cls->attrs, key + 5), g);
 }
 
 /* An if's condition (or a conditional expression's, or an assignment's comparison), evaluated
@@ -199,8 +275,9 @@ int pe_condition_value(pe_ctx *e, TSNode cond, pe_guard *g, aval *value)
     }
     aval a = pe_eval(e, ts_node_child(cond, 0)), b = pe_eval(e, ts_node_child(cond, 2));
     value->tensor = a.tensor || b.tensor;
-    if (spelled_guard(e, &a, DSTR_EQUALS, &b, eq, g) || spelled_guard(e, &b, DSTR_EQUALS, &a, eq, g))
-        return -1;   /* `cache_dtype == "fp8"`, `"auto" != kv_cache_dtype` */
+    aval sa = spelled_operand(e, ts_node_child(cond, 0), &a), sb = spelled_operand(e, ts_node_child(cond, 2), &b);
+    if (spelled_guard(e, &sa, DSTR_EQUALS, &b, eq, g) || spelled_guard(e, &sb, DSTR_EQUALS, &a, eq, g))
+        return -1;   /* `cache_dtype == "fp8"`, `"auto" != kv_cache_dtype`, `s.lower() == "fp8"` */
     const aval *sym = a.dtype.kind == DREF_CONCRETE ? &b : &a, *con = sym == &a ? &b : &a;
     g->on = a.tag == AV_DTYPE && b.tag == AV_DTYPE && con->dtype.kind == DREF_CONCRETE
             && con->dtype.dtype != KVN_DTYPE_INVALID && (sym->dtype.kind == DREF_MODEL || sym->dtype.kind == DREF_KV);

@@ -122,6 +122,7 @@ aval pe_value_held(kv_arena *a, const aval *v, const pe_guard *g)
             continue;   /* an inner branch's condition stays */
         vals[j].v.held_kind = g->kind;
         vals[j].v.held_set = g->set;
+        vals[j].v.held_auto_set = g->aset;
         vals[j].v.held_spelled = g->spelled;
     }
     t.vals = vals;

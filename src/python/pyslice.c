@@ -342,6 +342,8 @@ typedef struct self_attr {
     word_ref r;
     int depth;
     size_t ref;                   /* 1 + its index in refs */
+    bool starts_line;             /* `self` is the first word of its line (`self.x: T = v`, not
+                                   * `if not self.x:`) */
 } self_attr;
 
 /* The token reader of read_words. */
@@ -356,6 +358,7 @@ typedef struct reader {
     int depth;
     char prev;                    /* the punctuation just read, 0 after anything else */
     const char *prev_word;        /* the word just read (kept across a following '.') */
+    const char *line_first;       /* the first token of the line being read */
     size_t prev_word_n;
     self_name self;
     self_attr sa;
@@ -401,8 +404,10 @@ static void reader_punct(reader *rd, const lexer *lx)
     char c = *lx->tok;
     bool other = rd->u[rd->cur].kind == PY_UNIT_OTHER;
     bool assign = c == '=' && py_is_assign(rd->data, lx->tok, rd->data + rd->len);
-    if (rd->sa.state == SA_READ && rd->sa.depth == 0 && rd->sa.ref == rd->refs->n && (c == ':' || assign))
-        rd->refs->n--;   /* `self.x = v`, `self.x: T = v` rebind x: the statement does not read it */
+    if (rd->sa.state == SA_READ && rd->sa.depth == 0 && rd->sa.ref == rd->refs->n
+        && ((c == ':' && rd->sa.starts_line) || assign))
+        rd->refs->n--;   /* `self.x = v`, `self.x: T = v` rebind x: the statement does not read it
+                          * (`if not self.x:` does) */
     self_attr_next(rd, c, false);
     if (c == '(' && rd->self.state == SELF_AFTER_NAME)
         rd->self.state = SELF_IN_PARAMS;
@@ -439,7 +444,7 @@ static void reader_word(reader *rd, const lexer *lx)
     } else if (rd->prev == '.') {
         add_refs(u, &r, true, rd->a, rd->refs);
         if (rd->prev_word && is_self_word(rd, rd->prev_word, rd->prev_word_n))
-            rd->sa = (self_attr){ SA_READ, r, rd->depth, rd->refs->n };
+            rd->sa = (self_attr){ SA_READ, r, rd->depth, rd->refs->n, rd->prev_word == rd->line_first };
     } else {
         bool other = u[cur].kind == PY_UNIT_OTHER;
         rd->of_import = word_set_has(rd->b.imported, lx->tok, lx->len);
@@ -474,6 +479,8 @@ static void read_words(const char *data, size_t len, const py_unit *u, size_t nu
         if (k == LEX_COMMENT)
             continue;
         uint32_t at = (uint32_t)(lx.tok - data);
+        if (lx.fresh_line)
+            rd.line_first = lx.tok;
         while (rd.cur + 1 < nu && at >= u[rd.cur + 1].start) {
             self_attr_next(&rd, 0, false);
             rd.cur++, rd.depth = 0;   /* a piece starts at bracket depth 0 */

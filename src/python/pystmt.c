@@ -136,9 +136,11 @@ static bool else_guard(const branch_env *br, size_t n, pe_guard *out)
     for (size_t i = 1; i < n; i++) {
         out->set &= br[i].g.other;
         out->other |= br[i].g.set;
+        out->aset &= br[i].g.aother;
+        out->aother |= br[i].g.aset;
         out->spelled = out->spelled || br[i].g.spelled;
     }
-    return out->set != 0;
+    return out->set || out->aset;
 }
 
 /* if / elif / else. When every condition is a dtype guard on the same dtype (the model's or the
@@ -399,12 +401,14 @@ static void exec_assignment(pe_ctx *e, TSNode s)
         exec_stmt(e, right);
         v = pe_eval(e, pe_fld(e, right, F_left));
     } else if (!ts_node_is_null(right) && pe_condition_is_test(e, right)
-               && pe_is(pe_fld(e, s, F_left), "identifier")) {   /* is_fp16 = k.dtype == torch.float16 */
+               && pe_flag_target(e, pe_fld(e, s, F_left))) {   /* is_fp16 = k.dtype == torch.float16 */
         pe_guard g;
         pe_condition_value(e, right, &g, &v);
         TSNode left = pe_fld(e, s, F_left);
+        const char *key = pe_kind(e, left) == NK_attribute ? pe_self_key(e, left) : NULL;
+        bool fresh = key && e->fr && e->fr->is_init && e->cls && !pe_env_get(&e->cls->attrs, key + 5);
         pe_assign(e, left, v, s);
-        pe_note_flag(e, pe_raw_text(e, left), &g);
+        pe_note_flag(e, left, fresh, &g);
         return;
     } else {
         v = pe_eval(e, right);

@@ -79,7 +79,8 @@ static bool same_value(const kv_value *a, const kv_value *b)
     /* the same value held under two dtype guards (two branches kept it) is two: joining them
      * into the first's mark would drop it where only the second holds */
     if (a->held_kind != b->held_kind
-        || (a->held_kind != DREF_UNKNOWN && (a->held_set != b->held_set || a->held_spelled != b->held_spelled)))
+        || (a->held_kind != DREF_UNKNOWN && (a->held_set != b->held_set || a->held_auto_set != b->held_auto_set
+                                              || a->held_spelled != b->held_spelled)))
         return false;
     if ((a->origin.path == NULL) != (b->origin.path == NULL)
         || (a->origin.path && strcmp(a->origin.path, b->origin.path) != 0))

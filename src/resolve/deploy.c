@@ -192,7 +192,7 @@ static resolved_dtype on_pre_ampere(kvn_platform p, kv_engine engine, resolved_d
 
 static resolved_dtype unresolved(const char *why)
 {
-    return (resolved_dtype){ KVN_DTYPE_INVALID, NULL, NULL, why, false };
+    return (resolved_dtype){ KVN_DTYPE_INVALID, NULL, NULL, why, SPELL_EXPLICIT };
 }
 
 static resolved_dtype rejected(resolver *r, const deploy_decl *d)
@@ -209,7 +209,7 @@ static resolved_dtype model_auto(resolver *r, kv_engine engine, const checkpoint
     if (ck && ck->model && ck->model->dtype != KVN_DTYPE_INVALID) {
         kvn_dtype cd = ck->model->dtype;
         if (!is_fmt(cd, KVN_F32))
-            return (resolved_dtype){ cd, ck->model, "auto: checkpoint torch_dtype", NULL, false };
+            return (resolved_dtype){ cd, ck->model, "auto: checkpoint torch_dtype", NULL, SPELL_AUTO };
         bool sglang = engine == ENGINE_SGLANG;
         bool trtllm = engine == ENGINE_TRTLLM;
         if (trtllm)
@@ -218,10 +218,10 @@ static resolved_dtype model_auto(resolver *r, kv_engine engine, const checkpoint
         return (resolved_dtype){ to, ck->model,
                                  sglang ? "auto: float32 checkpoint runs as float16 (SGLang)"
                                         : "auto: float32 checkpoint runs as bfloat16 (vLLM _resolve_auto_dtype)",
-                                 NULL, false };
+                                 NULL, SPELL_AUTO };
     }
     if (r->proj && r->proj->assume_model != KVN_DTYPE_INVALID)
-        return (resolved_dtype){ r->proj->assume_model, NULL, "assumed (.kvlint.yaml assume.dtype)", NULL, false };
+        return (resolved_dtype){ r->proj->assume_model, NULL, "assumed (.kvlint.yaml assume.dtype)", NULL, SPELL_UNKNOWN };
     if (ck && ck->model)
         return rejected(r, ck->model);
     if (ck)
@@ -237,12 +237,12 @@ static resolved_dtype resolve_model(resolver *r, kv_engine engine, const deploy_
         /* `--dtype auto` replaces the declared dtype with the engine's auto chain. */
         if (is_auto(r->opt->whatif_model))
             return model_auto(r, engine, ck, why);
-        return (resolved_dtype){ r->opt->whatif_model, NULL, "what-if --dtype", NULL, false };
+        return (resolved_dtype){ r->opt->whatif_model, NULL, "what-if --dtype", NULL, SPELL_EXPLICIT };
     }
     if (md && md->dtype == KVN_DTYPE_INVALID)
         return rejected(r, md);
     if (md && !is_auto(md->dtype))
-        return (resolved_dtype){ md->dtype, md, "declared", NULL, false };
+        return (resolved_dtype){ md->dtype, md, "declared", NULL, SPELL_EXPLICIT };
     resolved_dtype x = model_auto(r, engine, ck, why);
     if (md && x.decl == NULL && x.unresolved == NULL)
         x.decl = md;
@@ -254,23 +254,23 @@ static resolved_dtype resolve_kv(resolver *r, bool rocm, const deploy_decl *kd, 
 {
     if (r->opt && r->opt->whatif_kv != KVN_DTYPE_INVALID) {
         if (!is_auto(r->opt->whatif_kv))
-            return (resolved_dtype){ on_platform(rocm, NULL, r->opt->whatif_kv), NULL, "what-if --kv-cache-dtype", NULL, false };
+            return (resolved_dtype){ on_platform(rocm, NULL, r->opt->whatif_kv), NULL, "what-if --kv-cache-dtype", NULL, SPELL_EXPLICIT };
         kd = NULL; /* `--kv-cache-dtype auto`: the declared dtype is replaced by the auto chain below */
     }
     if (kd && kd->dtype == KVN_DTYPE_INVALID)
         return rejected(r, kd);
     if (kd && !is_auto(kd->dtype))
-        return (resolved_dtype){ on_platform(rocm, kd, kd->dtype), kd, "declared", NULL, false };
+        return (resolved_dtype){ on_platform(rocm, kd, kd->dtype), kd, "declared", NULL, SPELL_EXPLICIT };
     if (ck && ck->kv_scheme) {
         if (ck->kv_scheme->dtype == KVN_DTYPE_INVALID)
             return rejected(r, ck->kv_scheme);
         const char *how = ck->kv_scheme->carrier == CARRIER_HF_CONFIG && ck->kv_scheme->engine == ENGINE_HF
                               ? "auto: checkpoint kv_cache_scheme"
                               : "auto: checkpoint kv_cache_quant_algo";
-        return (resolved_dtype){ on_platform(rocm, NULL, ck->kv_scheme->dtype), ck->kv_scheme, how, NULL, true };
+        return (resolved_dtype){ on_platform(rocm, NULL, ck->kv_scheme->dtype), ck->kv_scheme, how, NULL, SPELL_UNKNOWN };
     }
     if (model->dtype != KVN_DTYPE_INVALID)   /* no KV-cache declaration: the model dtype's says where */
-        return (resolved_dtype){ model->dtype, kd ? kd : model->decl, "auto: model dtype", NULL, false };
+        return (resolved_dtype){ model->dtype, kd ? kd : model->decl, "auto: model dtype", NULL, SPELL_AUTO };
     return unresolved(arena_printf(r->a, "KV-cache dtype auto follows the model dtype, which is unresolved: %s",
                                    model->unresolved));
 }
@@ -616,7 +616,7 @@ static void engine_defaults(resolver *r)
         finish(r, NULL);
         deployment *d = &r->out.v[r->out.n - 1];
         d->kv = (resolved_dtype){ on_platform(r->platform == KVN_PLAT_ROCM, NULL, r->proj->assume_kv.v[i]), NULL,
-                                  "assumed (.kvlint.yaml assume.kv_cache_dtype)", NULL, false };
+                                  "assumed (.kvlint.yaml assume.kv_cache_dtype)", NULL, SPELL_UNKNOWN };
         d->name = arena_printf(r->a, "engine default, assumed KV %s", kvn_dtype_name(d->kv.dtype));
     }
 }
@@ -674,7 +674,9 @@ const id_range *deployment_range(const deployment *d, const char *name, const ch
     return best;
 }
 
-bool deployment_kv_spelling_unknown(const deployment *d)
+dtype_spelling deployment_spelling(const deployment *d)
 {
-    return d && (d->kv.scheme || d->engine == ENGINE_TRTLLM);
+    if (!d)
+        return (dtype_spelling){ SPELL_UNKNOWN, SPELL_UNKNOWN };
+    return (dtype_spelling){ d->model.spelling, d->engine == ENGINE_TRTLLM ? SPELL_UNKNOWN : d->kv.spelling };
 }

@@ -36,9 +36,10 @@ typedef struct resolved_dtype {
     const deploy_decl *decl;     /* the declaration it came from, NULL for a what-if or default */
     const char *how;            /* "declared", "auto: model dtype", "auto: checkpoint kv_cache_scheme", "what-if --dtype", "default" */
     const char *unresolved;     /* reason when dtype is invalid */
-    bool scheme;                /* the KV cache's dtype is a checkpoint's scheme that `auto` chose:
-                                 * code may see the string "auto" for it (SGLang keeps
-                                 * server_args.kv_cache_dtype so; vLLM replaces it first) */
+    kv_spelling spelling;       /* how code spells it: declared or a what-if (explicit), `auto`, or
+                                 * not known (a checkpoint's KV scheme chosen through auto: SGLang
+                                 * keeps server_args.kv_cache_dtype "auto", vLLM replaces it with the
+                                 * scheme's name; an assumed dtype) */
 } resolved_dtype;
 
 typedef struct deployment {
@@ -104,10 +105,9 @@ const id_range *deployment_range(const deployment *d, const char *name, const ch
 /* ---- checkpoint fields (fields.c) ---- */
 /* Field `name` of d's checkpoint config: found (with its value and declaration), absent (the
  * checkpoint is known and has no such numeric field) or unknown (d runs no known checkpoint). */
-/* Whether the string code compares for d's KV-cache dtype is not known to be one of
- * grammars/dtype_strings.tsv's (a checkpoint's scheme chose it through `auto`, or TensorRT-LLM,
- * whose code tests QuantAlgo values): a mark from a test of that string does not apply. */
-bool deployment_kv_spelling_unknown(const deployment *d);
+/* How d spells its dtypes for tests of their strings (value_concrete): its dtypes' spelling,
+ * and not known for TensorRT-LLM's KV cache (its code tests QuantAlgo values) or without d. */
+dtype_spelling deployment_spelling(const deployment *d);
 kv_field_lookup deployment_field(const deployment *d, const char *name, double *value, const deploy_decl **from);
 /* The distinct checkpoint fields that the values of files read (store values, constructions), sorted;
  * NULL-free array in arena, count in *n. */

@@ -97,32 +97,40 @@ expect_contains "scope: deployments listed" "$tmpdir/scope.txt" "note: under 2 d
 expect_contains "scope: the named test speaks" "$tmpdir/scope.txt" "positions holds ids up to 4095 (max_model_len = 4096, tests/models/test_rotary.py:6:66) but bfloat16"
 expect_not_contains "scope: other test directory unchecked" "$tmpdir/scope.txt" "test_cast.py"
 # A test of the KV-cache dtype's string (KV001/spelled/backend.py, grammars/dtype_strings.tsv):
-# under fp8, fp8_e4m3 and fp8_e5m2 only the test of a spelling no engine has keeps its -1e9;
-# under float16 all eight are -inf; under a checkpoint's FP8 scheme chosen through auto, and under
-# TensorRT-LLM (its code tests QuantAlgo values), the tests are not trusted.
+# under fp8, fp8_e4m3 and fp8_e5m2 only the test of a spelling no engine has keeps its -1e9; under
+# float16 the tests of "auto" are false; under auto (a float16 model) every -1e9 is stored; under a
+# checkpoint's FP8 scheme chosen through auto, and under TensorRT-LLM (its code tests QuantAlgo
+# values), the tests are not trusted.
 spelled_lines() { # ARGS...: the KV001 lines of backend.py, space-separated
-    (cd "$fixtures/KV001/spelled" && "$KVLINT" check --format json --dtype bfloat16 "$@" .) 2>/dev/null |
+    (cd "$fixtures/KV001/spelled" && "$KVLINT" check --format json "$@" .) 2>/dev/null |
         "$PYTHON3" -c 'import json, sys; print(" ".join(str(f["line"]) for f in json.load(sys.stdin)["findings"] if f["rule"] == "KV001"))'
+}
+expect_spelled() { # TEST WANT ARGS...
+    name=$1 want=$2
+    shift 2
+    got=$(spelled_lines "$@")
+    if [ "$got" = "$want" ]; then pass "$name"; else fail "$name: KV001 at '$got', want '$want'"; fi
 }
 if [ -n "${PYTHON3:-}" ]; then
     for kv in fp8 fp8_e4m3 fp8_e5m2; do
-        got=$(spelled_lines --kv-cache-dtype "$kv")
-        if [ "$got" = "53" ]; then pass "spelled guards under $kv: only the unknown spelling"; else fail "spelled guards under $kv: KV001 at '$got', want '53'"; fi
+        expect_spelled "spelled guards under $kv: only the unknown spelling" "56" --dtype bfloat16 --kv-cache-dtype "$kv"
     done
-    got=$(spelled_lines --kv-cache-dtype float16)
-    if [ "$got" = "18 22 26 34 37 43 48 53" ]; then pass "spelled guards under float16: every -1e9"; else fail "spelled guards under float16: KV001 at '$got'"; fi
+    expect_spelled "spelled guards under float16: the tests of auto are false" "21 37 40 46 51 56 67" \
+        --dtype bfloat16 --kv-cache-dtype float16
+    expect_spelled "spelled guards under auto (float16 model): every -1e9" "21 25 29 37 40 46 51 56 61 67" \
+        --dtype float16 --kv-cache-dtype auto
     cp -R "$fixtures/KV001/spelled" "$tmpdir/spelled-ckpt"
     printf 'model: ckpt\ndtype: bfloat16\n' >"$tmpdir/spelled-ckpt/serve.yaml"
     mkdir -p "$tmpdir/spelled-ckpt/ckpt"
     printf '{"quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}}\n' >"$tmpdir/spelled-ckpt/ckpt/hf_quant_config.json"
     (cd "$tmpdir/spelled-ckpt" && "$KVLINT" check .) >"$tmpdir/out" 2>&1
     expect_status "spelled guards under a checkpoint's FP8 scheme: not trusted" 1 $?
-    expect_contains "spelled guards: the checkpoint's e4m3 cache" "$tmpdir/out" "backend.py:18:19: error: -1e9 is stored as NaN by a PyTorch cast (fp8_e4m3"
+    expect_contains "spelled guards: the checkpoint's e4m3 cache" "$tmpdir/out" "backend.py:21:19: error: -1e9 is stored as NaN by a PyTorch cast (fp8_e4m3"
     cp -R "$fixtures/KV001/spelled" "$tmpdir/spelled-trt"
     printf 'kv_cache_config:\n  dtype: fp8\n' >"$tmpdir/spelled-trt/extra.yaml"
     printf '#!/bin/sh\ntrtllm-serve /models/m --backend pytorch --extra_llm_api_options extra.yaml\n' >"$tmpdir/spelled-trt/serve.sh"
     (cd "$tmpdir/spelled-trt" && "$KVLINT" check .) >"$tmpdir/out" 2>&1
     expect_status "spelled guards under TensorRT-LLM: not trusted" 1 $?
-    expect_contains "spelled guards: TensorRT-LLM's fp8 cache" "$tmpdir/out" "backend.py:18:19: error: -1e9 is stored as NaN by a PyTorch cast (fp8_e4m3"
+    expect_contains "spelled guards: TensorRT-LLM's fp8 cache" "$tmpdir/out" "backend.py:21:19: error: -1e9 is stored as NaN by a PyTorch cast (fp8_e4m3"
 fi
 finish

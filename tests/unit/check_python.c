@@ -182,30 +182,36 @@ START_TEST(dtype_string_rows)
                        "kv\tfp8_e5m2\tfp8_e5m2\nkv\tbf16\tbfloat16\nmodel\thalf\tfloat16\nkv\tx\tnot_a_dtype\n"
                        "gpu\tfp8\tfp8_e4m3\nkv\tonly_two\n";
     dtype_strings *t = dtype_strings_read("dtype_strings.tsv", text, strlen(text), &d);
-    ck_assert_uint_eq(d.items.n, 3);
-    ck_assert_uint_eq(d.items.v[0].line, 8);   /* unknown dtype, kind, too few columns */
-    ck_assert_uint_eq(d.items.v[2].line, 10);
+    ck_assert_uint_eq(d.items.n, 4);
+    ck_assert_uint_eq(d.items.v[0].line, 2);   /* auto is no row */
+    ck_assert_uint_eq(d.items.v[1].line, 8);   /* unknown dtype, kind, too few columns */
+    ck_assert_uint_eq(d.items.v[3].line, 10);
     kvn_dtype e4m3 = kvn_dtype_parse("fp8_e4m3", false), e5m2 = kvn_dtype_parse("fp8_e5m2", false);
     kvn_dtype bf16 = kvn_dtype_parse("bfloat16", false), f32 = kvn_dtype_parse("float32", false);
     kv_dtype_set yes, no;
+    bool auto_passes;
     const char *fp8[] = { "fp8" };
-    ck_assert(dtype_strings_split(t, DREF_KV, DSTR_PREFIX, fp8, 1, &yes, &no));
+    ck_assert(dtype_strings_split(t, DREF_KV, DSTR_PREFIX, fp8, 1, &yes, &no, &auto_passes));
     ck_assert(dset_has(yes, e4m3) && !dset_has(no, e4m3));   /* both its spellings start with fp8 */
     ck_assert(dset_has(yes, e5m2) && !dset_has(no, e5m2));
     ck_assert(!dset_has(yes, bf16) && dset_has(no, bf16));
     ck_assert(dset_has(yes, f32) && dset_has(no, f32));       /* no spelling: either way */
-    ck_assert(dtype_strings_split(t, DREF_KV, DSTR_EQUALS, fp8, 1, &yes, &no));
+    ck_assert(!auto_passes);
+    ck_assert(dtype_strings_split(t, DREF_KV, DSTR_EQUALS, fp8, 1, &yes, &no, &auto_passes));
     ck_assert(dset_has(yes, e4m3) && dset_has(no, e4m3));     /* "fp8_e4m3" is not == "fp8" */
     ck_assert(!dset_has(yes, e5m2) && dset_has(no, e5m2));
     const char *e5[] = { "e5m2", "bf16" };
-    ck_assert(dtype_strings_split(t, DREF_KV, DSTR_SUFFIX, e5, 2, &yes, &no));
-    ck_assert(dset_has(yes, e5m2) && !dset_has(no, e5m2) && dset_has(yes, bf16) && dset_has(no, bf16));
+    ck_assert(dtype_strings_split(t, DREF_KV, DSTR_SUFFIX, e5, 2, &yes, &no, &auto_passes));
+    ck_assert(dset_has(yes, e5m2) && !dset_has(no, e5m2) && dset_has(yes, bf16) && !dset_has(no, bf16));
+    const char *autow[] = { "auto" };
+    ck_assert(dtype_strings_split(t, DREF_KV, DSTR_EQUALS, autow, 1, &yes, &no, &auto_passes));
+    ck_assert(auto_passes && !dset_has(yes, e4m3) && dset_has(no, e4m3));   /* only "auto" passes */
     const char *unknown[] = { "fp8_new" };
-    ck_assert(!dtype_strings_split(t, DREF_KV, DSTR_EQUALS, unknown, 1, &yes, &no));   /* says nothing */
+    ck_assert(!dtype_strings_split(t, DREF_KV, DSTR_EQUALS, unknown, 1, &yes, &no, &auto_passes));
     const char *half[] = { "half" };
-    ck_assert(!dtype_strings_split(t, DREF_KV, DSTR_CONTAINS, half, 1, &yes, &no));   /* a model spelling */
-    ck_assert(dtype_strings_split(t, DREF_MODEL, DSTR_CONTAINS, half, 1, &yes, &no));
-    ck_assert(!dtype_strings_split(NULL, DREF_KV, DSTR_PREFIX, fp8, 1, &yes, &no));
+    ck_assert(!dtype_strings_split(t, DREF_KV, DSTR_CONTAINS, half, 1, &yes, &no, &auto_passes));   /* model's */
+    ck_assert(dtype_strings_split(t, DREF_MODEL, DSTR_CONTAINS, half, 1, &yes, &no, &auto_passes));
+    ck_assert(!dtype_strings_split(NULL, DREF_KV, DSTR_PREFIX, fp8, 1, &yes, &no, &auto_passes));
     ck_assert_uint_le(kvn_dtype_count(), 64);   /* kv_dtype_set has a bit per dtype */
     dtype_strings_free(t);
     arena_free(a);
@@ -959,6 +965,23 @@ START_TEST(slicing_members)
              "%s"
              "y = Net()(torch.ones(2))\n", other);
     expect_slice(st, &ctx, two, strlen(two) - strlen(other), 1);
+
+    /* an attribute read as a whole condition (`if not self.quantized:`) reaches the initialiser's
+     * statement setting it: the ':' ends the if, it is no annotation `self.x: T` */
+    char three[2048];
+    snprintf(three, sizeof three,
+             "import torch\n"
+             "class W:\n"
+             "    def __init__(self, kv_cache_dtype):\n"
+             "        self.quantized = kv_cache_dtype != 'auto'\n"
+             "%s"
+             "    def write(self, key, kv_cache, slots, dead):\n"
+             "        if not self.quantized:\n"
+             "            neg = -1e9\n"
+             "        else:\n"
+             "            neg = -448.0\n"
+             "        kv_cache[0][slots] = key.masked_fill(dead, neg)\n", unrelated);
+    ck_assert_uint_eq(py_slice_bytes(st, &ctx, "t.py", three, strlen(three)), strlen(three) - strlen(unrelated));
     py_state_free(st);
 }
 END_TEST

@@ -39,11 +39,16 @@ void json_dtype_ref(json_writer *w, const char *key, const dtype_ref *r)
     json_object_end(w);
 }
 
-/* A held_only set: `"is": D` for one dtype, `"is_not": D` for all but one, else `"in": [...]`. */
+/* A held_only set: `"is": D` for one dtype, `"is_not": D` for all but one, `"anywhere": true` for
+ * all, else `"in": [...]` (empty: nowhere). */
 static void held_set_json(json_writer *w, kv_dtype_set set)
 {
     kv_dtype_set all = dset_all(), rest = all & ~set;
     size_t n = kvn_dtype_count();
+    if (set == all) {
+        json_kv_bool(w, "anywhere", true);
+        return;
+    }
     if (set && !(set & (set - 1))) {
         for (size_t d = 0; d < n; d++)
             if (dset_has(set, (kvn_dtype)d))
@@ -109,6 +114,14 @@ void json_value_object(json_writer *w, const kv_value *v)
         json_object_begin(w);
         json_kv_string(w, "dtype", dref_kind_name(v->held_kind));
         held_set_json(w, v->held_set);
+        if (v->held_spelled)
+            json_kv_bool(w, "spelled", true);   /* a test of the dtype's string */
+        if (v->held_auto_set != v->held_set) {   /* where the deployment spells it auto */
+            json_key(w, "auto");
+            json_object_begin(w);
+            held_set_json(w, v->held_auto_set);
+            json_object_end(w);
+        }
         json_object_end(w);
     }
     if (v->binary32)

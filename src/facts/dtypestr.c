@@ -25,12 +25,12 @@ struct dtype_strings {
 
 static bool read_row(dtype_strings *t, char **f, size_t nf, const char **why)
 {
-    dref_kind kind = !strcmp(f[0], "kv") ? DREF_KV : !strcmp(f[0], "model") ? DREF_MODEL : DREF_NONE;
+    dref_kind kind = !strcmp(f[0], "kv") ? DREF_KV : DREF_NONE;
     kvn_dtype d = nf == DSTR_FIELDS ? kvn_dtype_parse(f[2], false) : KVN_DTYPE_INVALID;
     if (nf != DSTR_FIELDS)
         *why = "expected 3 tab-separated columns: kind, spelling, dtype";
     else if (kind == DREF_NONE)
-        *why = "kind is kv or model";
+        *why = "kind is kv (the only one)";
     else if (!*f[1])
         *why = "the spelling is empty";
     else if (!strcmp(f[1], "auto"))

@@ -28,7 +28,7 @@ dtype_strings *dtype_strings_load(const char *datadir, diag_list *diags);
 /* From a table's text (path names it in diagnostics). */
 dtype_strings *dtype_strings_read(const char *path, const char *data, size_t len, diag_list *diags);
 void dtype_strings_free(dtype_strings *t);
-/* Where a test of the string naming kind's dtype (DREF_KV or DREF_MODEL) against any of words
+/* Where a test of the string naming kind's dtype (DREF_KV: the table has no other kind) against any of words
  * can be true (*yes) and be false (*no) where a deployment names the dtype (the table's rows; a
  * dtype with no spelling of that kind is in both), and *auto_passes: whether the string "auto"
  * (what a deployment that declares auto, or nothing, gives code) passes it. False when the test

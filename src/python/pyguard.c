@@ -35,41 +35,6 @@ static bool is_deployed_dtype(const aval *v)
     return v->tag == AV_DTYPE && (v->dtype.kind == DREF_MODEL || v->dtype.kind == DREF_KV);
 }
 
-/* The strings of w: one string, or a tuple, list or set of them (at most MAX_WORDS); 0 if w is
- * anything else. */
-static size_t words_of(const aval *w, const char **out)
-{
-    if (w->tag == AV_STR && w->str) {
-        out[0] = w->str;
-        return 1;
-    }
-    if (w->tag != AV_SEQ || w->other || !w->nelems || w->nelems > MAX_WORDS)
-        return 0;
-    for (size_t i = 0; i < w->nelems; i++) {
-        if (w->elems[i].tag != AV_STR || !w->elems[i].str)
-            return 0;
-        out[i] = w->elems[i].str;
-    }
-    return w->nelems;
-}
-
-/* A test of d's spelling against the strings of w (truth: where it is true; false: where it is
- * false, for `!=`, `not in`): a guard when d is a deployed dtype and the table knows a spelling
- * that passes. */
-static bool spelled_guard(pe_ctx *e, const aval *d, dstr_test test, const aval *w, bool truth, pe_guard *g)
-{
-    const char *words[MAX_WORDS];
-    size_t n = is_deployed_dtype(d) ? words_of(w, words) : 0;
-    kv_dtype_set yes, no;
-    bool auto_passes;
-    if (!n || !dtype_strings_split(e->st->dstrings, d->dtype.kind, test, words, n, &yes, &no, &auto_passes))
-        return false;
-    kv_dtype_set all = dset_all();
-    pe_guard both = { true, d->dtype.kind, yes, no, auto_passes ? all : 0, auto_passes ? 0 : all, true };
-    *g = pe_guard_side(&both, truth);
-    return true;
-}
-
 /* n without calls that keep a lowercase spelling as it is (`kv_cache_dtype.lower()`, `.strip()`). */
 static TSNode spelling_of(pe_ctx *e, TSNode n)
 {
@@ -102,6 +67,75 @@ static bool plain_reference(pe_ctx *e, TSNode n)
     return false;
 }
 
+/* n without parentheses. */
+static TSNode unparenthesized(pe_ctx *e, TSNode n)
+{
+    for (int hops = 0; hops < 8 && !ts_node_is_null(n) && pe_kind(e, n) == NK_parenthesized_expression
+                       && ts_node_named_child_count(n) == 1; hops++)
+        n = ts_node_named_child(n, 0);
+    return n;
+}
+
+/* Whether n is a tuple, list or set written out (not a name: a list may have been appended to). */
+static bool literal_collection(pe_ctx *e, TSNode n)
+{
+    n = unparenthesized(e, n);
+    return !ts_node_is_null(n) && (pe_kind(e, n) == NK_tuple || pe_kind(e, n) == NK_list || pe_is(n, "set"));
+}
+
+/* The words of a written string (seq false) or a written tuple, list or set of strings (seq
+ * true), from w, its value; 0 when n is anything else (at most MAX_WORDS). */
+static size_t written_words(pe_ctx *e, TSNode n, const aval *w, bool seq, const char **out)
+{
+    n = unparenthesized(e, n);
+    if (ts_node_is_null(n))
+        return 0;
+    if (!seq) {
+        if (pe_kind(e, n) != NK_string || w->tag != AV_STR || !w->str)
+            return 0;
+        out[0] = w->str;
+        return 1;
+    }
+    if (!literal_collection(e, n) || w->tag != AV_SEQ || w->other || !w->nelems || w->nelems > MAX_WORDS)
+        return 0;
+    for (size_t i = 0; i < w->nelems; i++) {
+        if (w->elems[i].tag != AV_STR || !w->elems[i].str)
+            return 0;
+        out[i] = w->elems[i].str;
+    }
+    return w->nelems;
+}
+
+/* Whether n reads the KV cache's dtype as a string: a name or attribute named like one
+ * (`kv_cache_dtype`, `cache_config.cache_dtype`, `self.kv_dtype`), never a tensor's `.dtype` (a
+ * torch.dtype: equal to no string) nor the model's (vLLM and SGLang turn it into a torch.dtype). */
+static bool kv_dtype_string(pe_ctx *e, TSNode n, const aval *d)
+{
+    if (d->tag != AV_DTYPE || d->dtype.kind != DREF_KV || !plain_reference(e, n))
+        return false;
+    const char *last = pe_kind(e, n) == NK_attribute ? pe_raw_text(e, pe_fld(e, n, F_attribute)) : pe_raw_text(e, n);
+    return last && (strstr(last, "cache_dtype") || strstr(last, "kv_dtype"));
+}
+
+/* A test of the spelling of the dtype dn reads (value d) against the words wn writes (value w;
+ * seq: a written tuple, list or set, else one string); truth: where the test is true, or false
+ * (`!=`, `not in`). A guard when dn reads the KV cache's dtype as a string, wn writes strings and
+ * the table knows a spelling that passes. */
+static bool spelled_guard(pe_ctx *e, TSNode dn, const aval *d, dstr_test test, TSNode wn, const aval *w, bool seq,
+                          bool truth, pe_guard *g)
+{
+    const char *words[MAX_WORDS];
+    size_t n = kv_dtype_string(e, spelling_of(e, dn), d) ? written_words(e, wn, w, seq, words) : 0;
+    kv_dtype_set yes, no;
+    bool auto_passes;
+    if (!n || !dtype_strings_split(e->st->dstrings, DREF_KV, test, words, n, &yes, &no, &auto_passes))
+        return false;
+    kv_dtype_set all = dset_all();
+    pe_guard both = { true, DREF_KV, yes, no, auto_passes ? all : 0, auto_passes ? 0 : all, true };
+    *g = pe_guard_side(&both, truth);
+    return true;
+}
+
 /* The value of an operand of a spelling test: v as evaluated, or, when v is no deployed dtype and
  * the operand is one's string lowered or stripped (`kv_cache_dtype.lower()`), that dtype. */
 static aval spelled_operand(pe_ctx *e, TSNode n, const aval *v)
@@ -131,35 +165,40 @@ bool pe_condition_is_test(pe_ctx *e, TSNode n)
 }
 
 /* `D.startswith("fp8")`, `D.endswith(("e4m3", "e5m2"))` where D is a deployed dtype's string. Its
- * receiver must be a name or an attribute chain (evaluated again by pe_eval when it is no such
- * test: nothing there records a fact). */
+ * receiver must be a name or an attribute chain and its argument a written string or tuple of
+ * them (both evaluated again by pe_eval when it is no such test: nothing there records a fact). */
 static bool spelling_method(pe_ctx *e, TSNode cond, pe_guard *g)
 {
     int test = string_test_of(e, cond);
     if (test < 0)
         return false;
     TSNode obj = spelling_of(e, pe_fld(e, pe_fld(e, cond, F_function), F_object));
-    TSNode argl = pe_fld(e, cond, F_arguments);
-    if (!plain_reference(e, obj))
+    TSNode arg = unparenthesized(e, ts_node_named_child(pe_fld(e, cond, F_arguments), 0));
+    bool seq = literal_collection(e, arg);
+    if (!plain_reference(e, obj) || (!seq && pe_kind(e, arg) != NK_string))
         return false;
     aval d = pe_eval(e, obj);
-    if (!is_deployed_dtype(&d))
+    if (!kv_dtype_string(e, obj, &d))
         return false;
-    aval w = pe_eval(e, ts_node_named_child(argl, 0));
-    return spelled_guard(e, &d, (dstr_test)test, &w, true, g);
+    aval w = pe_eval(e, arg);
+    return spelled_guard(e, obj, &d, (dstr_test)test, arg, &w, seq, true, g);
 }
 
-/* `D in (torch.float16, torch.bfloat16)` (a tuple, list or set of written dtypes; `not in`): the
- * guard holds where D is one of them (is none of them). Spellings: `D in ("fp8", "fp8_e4m3")`,
- * `"fp8" in D` (a substring). */
+/* `D in (torch.float16, torch.bfloat16)` (a tuple, list or set written out, of written dtypes;
+ * `not in`): the guard holds where D is one of them (is none of them). A name is no such set (a
+ * list may have been appended to). Spellings: `D in ("fp8", "fp8_e4m3")`, `"fp8" in D` (a
+ * substring); `D in "fp8_e5m2"` (D a substring of the word) is none. */
 static int membership(pe_ctx *e, TSNode cond, bool not_in, pe_guard *g, aval *value)
 {
-    aval d = pe_eval(e, ts_node_child(cond, 0));
-    aval set = pe_eval(e, ts_node_child(cond, 2));   /* once: its elements' facts too */
+    TSNode dn = ts_node_child(cond, 0), sn = ts_node_child(cond, 2);
+    aval d = pe_eval(e, dn);
+    aval set = pe_eval(e, sn);   /* once: its elements' facts too */
     value->tensor = d.tensor;
-    if (spelled_guard(e, &d, DSTR_EQUALS, &set, !not_in, g) || spelled_guard(e, &set, DSTR_CONTAINS, &d, !not_in, g))
+    aval sd = spelled_operand(e, dn, &d), sset = spelled_operand(e, sn, &set);
+    if (spelled_guard(e, dn, &sd, DSTR_EQUALS, sn, &set, true, !not_in, g)
+        || spelled_guard(e, sn, &sset, DSTR_CONTAINS, dn, &d, false, !not_in, g))
         return -1;
-    if (!is_deployed_dtype(&d) || set.tag != AV_SEQ || set.other || !set.nelems)
+    if (!is_deployed_dtype(&d) || !literal_collection(e, sn) || set.tag != AV_SEQ || set.other || !set.nelems)
         return -1;
     kv_dtype_set in = 0;
     for (size_t i = 0; i < set.nelems; i++) {
@@ -276,7 +315,8 @@ int pe_condition_value(pe_ctx *e, TSNode cond, pe_guard *g, aval *value)
     aval a = pe_eval(e, ts_node_child(cond, 0)), b = pe_eval(e, ts_node_child(cond, 2));
     value->tensor = a.tensor || b.tensor;
     aval sa = spelled_operand(e, ts_node_child(cond, 0), &a), sb = spelled_operand(e, ts_node_child(cond, 2), &b);
-    if (spelled_guard(e, &sa, DSTR_EQUALS, &b, eq, g) || spelled_guard(e, &sb, DSTR_EQUALS, &a, eq, g))
+    if (spelled_guard(e, ts_node_child(cond, 0), &sa, DSTR_EQUALS, ts_node_child(cond, 2), &b, false, eq, g)
+        || spelled_guard(e, ts_node_child(cond, 2), &sb, DSTR_EQUALS, ts_node_child(cond, 0), &a, false, eq, g))
         return -1;   /* `cache_dtype == "fp8"`, `"auto" != kv_cache_dtype`, `s.lower() == "fp8"` */
     const aval *sym = a.dtype.kind == DREF_CONCRETE ? &b : &a, *con = sym == &a ? &b : &a;
     g->on = a.tag == AV_DTYPE && b.tag == AV_DTYPE && con->dtype.kind == DREF_CONCRETE

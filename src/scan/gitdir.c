@@ -11,6 +11,7 @@
  */
 #include "scan/gitdir.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,8 +110,8 @@ static bool other_object_format(const char *common)
     const char *why;
     bool other = false;
     if (fs_read_file(cfile, CONFIG_MAX_BYTES, &data, &len, &why) == FS_OK)
-        for (const char *p = data; !other && (p = strchr(p, 'o')) != NULL; p++)
-            other = !strncasecmp(p, "objectformat", 12);
+        for (const char *p = data; !other && *p; p++)   /* keys are case-insensitive: ObjectFormat */
+            other = (*p | 0x20) == 'o' && !strncasecmp(p, "objectformat", 12);
     free(data);
     free(cfile);
     return other;
@@ -158,6 +159,10 @@ static bool parse_index(const unsigned char *buf, size_t len, kv_arena *a, char 
             if (prev.buf)
                 prev.buf[prev.len] = '\0';
             sb_add(&prev, (const char *)buf + name, (size_t)(nul - (buf + name)));
+            if ((flags & 0xfff) != 0xfff && prev.len != (flags & 0xfff)) {   /* git sizes it so */
+                ok = false;
+                break;
+            }
             at = (size_t)(nul - buf) + 1;
         } else {
             nul = memchr(buf + name, '\0', end - name);
@@ -220,7 +225,7 @@ bool gitdir_index_paths(const char *top, const char *dotgit, kv_arena *a, char *
     const char *why;
     bool ok;
     struct stat st;
-    if (stat(file, &st) != 0 && fs_is_dir(gitdir))
+    if (stat(file, &st) != 0 && errno == ENOENT && fs_is_dir(gitdir))
         ok = true;   /* no index yet: nothing is tracked */
     else
         ok = fs_read_file(file, INDEX_MAX_BYTES, &data, &len, &why) == FS_OK &&

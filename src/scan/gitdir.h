@@ -6,9 +6,9 @@
  *
  * The index reader knows versions 2, 3 and 4 of git's index format with SHA-1 object names. It
  * declines (returns false, so that the caller asks git) where git's own view could differ: a
- * split or sparse index, a SHA-256 repository, an index it cannot parse, or GIT_DIR,
- * GIT_WORK_TREE, GIT_INDEX_FILE, GIT_COMMON_DIR or GIT_CEILING_DIRECTORIES in the environment
- * (gitdir_env_overrides). It does not read objects, refs or the configuration's other settings.
+ * split or sparse index, a SHA-256 repository, an index it cannot parse or read, or GIT_DIR,
+ * GIT_WORK_TREE, GIT_INDEX_FILE, GIT_COMMON_DIR, GIT_CEILING_DIRECTORIES or
+ * GIT_DISCOVERY_ACROSS_FILESYSTEM in the environment (gitdir_env_overrides). It does not read objects, refs or the configuration's other settings.
  */
 #ifndef KV_GITDIR_H
 #define KV_GITDIR_H

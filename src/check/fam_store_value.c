@@ -154,8 +154,10 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
     if (!coded && !fixed && d->dynamic_kv_scales && kvi && kvi->kind == KVN_KIND_SCALED && isfinite(x))
         return false;
     path_result p[MAX_PATHS];
+    /* the dtype the values are converted from: the model's, or float32 for a tensor widened first */
+    kvn_dtype src = s->wide_source ? kvn_dtype_by_fmt(KVN_F32) : d->model.dtype;
     size_t n = coded ? store_path_coded(s->conv_api, store_conv_saturates(s->conv, kv), kv, x, a, p)
-                     : store_paths(engine, kv, d->model.dtype, d->platform, x, p);
+                     : store_paths(engine, kv, src, d->platform, x, p);
     path_result hit[MAX_PATHS];
     size_t nhit = 0;
     for (size_t i = 0; i < n; i++) {
@@ -175,7 +177,7 @@ static bool store_point(ectx *c, const store_fact *s, const kv_value *v,
     const char *vt = value_text(a, v, x);
     vars vs = {0};
     ev_var(&vs, "value", vt);
-    kvn_result in_model = coded ? (kvn_result){ x, KVN_EXACT } : cast_to_dtype(d->model.dtype, x);
+    kvn_result in_model = coded || s->wide_source ? (kvn_result){ x, KVN_EXACT } : cast_to_dtype(d->model.dtype, x);
     if (isinf(in_model.stored) && !isinf(x))
         ev_var(&vs, "dtype", arena_printf(a, "%s; it is already %s in the %s model dtype", ev_dtype_name(kv),
                                            ev_num(a, in_model.stored), ev_dtype_name(d->model.dtype)));

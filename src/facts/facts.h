@@ -263,6 +263,9 @@ typedef struct store_fact {
     const kv_value *values;   /* every known value the tensor may hold */
     size_t nvalues;
     bool shares_block;        /* the tensor also holds other values (so a block or tensor scale is shared) */
+    bool wide_source;         /* the stored tensor is float32 or wider, or a cast of one
+                                 (`key.float().masked_fill(m, -1e9).to(cache.dtype)`): its values
+                                 are converted from float32, not from the model dtype */
     store_conv conv;          /* CONV_ENGINE for every Python store */
     const char *conv_api;     /* the conversion as written ("__float2half", "static_cast<cache_t>"), or NULL */
     dtype_ref cache_dtype;    /* DREF_CONCRETE: the code fixes the cache's element type (a __half* cache);

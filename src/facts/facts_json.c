@@ -156,6 +156,8 @@ void json_store_fact(json_writer *w, const store_fact *s)
         json_kv_string(w, "latent_part", latent_part_name(s->part));
     json_kv_string(w, "tensor", s->tensor);
     json_kv_bool(w, "shares_block", s->shares_block);
+    if (s->wide_source)
+        json_kv_bool(w, "wide_source", true);   /* converted from float32, not the model dtype */
     if (s->conv != CONV_ENGINE) {  /* C/C++ stores only: Python facts keep their shape */
         json_kv_string(w, "conversion", store_conv_name(s->conv));
         json_kv_string(w, "conversion_api", s->conv_api);

@@ -190,6 +190,8 @@ static void emit_store(pe_ctx *e, TSNode at, store_via via, const char *sink, co
     s.values = vals;
     s.nvalues = x.n;
     s.shares_block = x.other || x.n > 1;
+    /* converted from float32: a float32 tensor, or one cast into the cache's dtype from float32 */
+    s.wide_source = x.has_dtype && (pe_is_wide_float(e, &x.dtype) || (x.dtype.kind == DREF_KV && x.wide_source));
     ARENA_PUSH(e->out->arena, e->out->stores, store_fact_copy(e->out, &s));
 }
 

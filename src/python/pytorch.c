@@ -361,13 +361,21 @@ static bool reinterprets(pe_ctx *e, const tcall *c, const aval **target)
 static aval apply_cast(pe_ctx *e, const tcall *c, aval x)
 {
     const pt_entry *row = c->row;
+    bool wide = x.tag == AV_VALUES && x.has_dtype && pe_is_wide_float(e, &x.dtype);
+    aval cast;
     switch (row->dtype) {
     case PTD_CONCRETE:
-        return concrete_cast(e, c->site, row->api, x, row->dtype_name);
+        cast = concrete_cast(e, c->site, row->api, x, row->dtype_name);
+        cast.wide_source = cast.tag == AV_VALUES && wide;
+        return cast;
     case PTD_TARGET:
-        return method_to(e, c->site, row->api, x, c->g);
+        cast = method_to(e, c->site, row->api, x, c->g);
+        cast.wide_source = cast.tag == AV_VALUES && wide;
+        return cast;
     case PTD_LIKE:
-        return method_type_as(e, c->site, row->api, x, c->g);
+        cast = method_type_as(e, c->site, row->api, x, c->g);
+        cast.wide_source = cast.tag == AV_VALUES && wide;
+        return cast;
     case PTD_INT:
     case PTD_BOOL: {
         aval r = row->values == PTV_BOOL ? (x.tensor ? av_unknown_tensor() : av_unknown()) : x;

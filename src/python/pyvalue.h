@@ -63,6 +63,9 @@ typedef struct aval {
     bool intdtype;    /* tensor (or AV_DTYPE) of an integer or bool dtype */
     bool iinfo;       /* AV_FINFO: torch.iinfo */
     bool has_dtype;   /* AV_VALUES: dtype below is what the tensor is built in */
+    bool wide_source; /* AV_VALUES: a cast's result whose input was of a float32 or wider dtype
+                       * (`key.float().masked_fill(m, -1e9).to(D)`): its values reach the cast in
+                       * that dtype, not in the model's */
     unsigned char n;
     const pv *vals;
     dtype_ref dtype;

@@ -138,4 +138,16 @@ if [ -n "${PYTHON3:-}" ]; then
     expect_status "spelled guards under TensorRT-LLM: not trusted" 1 $?
     expect_contains "spelled guards: TensorRT-LLM's fp8 cache" "$tmpdir/out" "backend.py:21:19: error: -1e9 is stored as NaN by a PyTorch cast (fp8_e4m3"
 fi
+# A key widened to float32 first is stored from float32 (python/torchapi/widened.py): under a
+# float16 model with a bfloat16 cache only the key narrowed to float16 and the one filled in the
+# model dtype are -inf.
+mkdir -p "$tmpdir/widened"
+cp "$fixtures/python/torchapi/widened.py" "$tmpdir/widened/"
+printf 'model: /models/m\ndtype: float16\nkv-cache-dtype: bfloat16\n' >"$tmpdir/widened/serve.yaml"
+(cd "$tmpdir/widened" && "$KVLINT" check .) >"$tmpdir/out" 2>&1
+expect_status "widened keys: the narrowed ones reported" 1 $?
+expect_contains "widened keys: narrowed to float16 first" "$tmpdir/out" "widened.py:15:54: error: -1e9 is stored as -inf"
+expect_contains "widened keys: filled in the model dtype" "$tmpdir/out" "widened.py:25:63: error: -1e9 is stored as -inf"
+expect_not_contains "widened keys: float32 to bfloat16 holds -1e9" "$tmpdir/out" "widened.py:10:"
+expect_not_contains "widened keys: a float32 tensor stored directly" "$tmpdir/out" "widened.py:20:"
 finish

@@ -66,6 +66,10 @@ expect_query "torchapi: mask products stored, softmax-only and clamp bounds sile
 expect_query "torchapi: a comprehension's masked chunks reach the cache through torch.cat" torchapi \
     'sorted((s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"].endswith("comprehensions.py"))' \
     "[(10, ['-1e9'])]"
+# A tensor widened to float32 before the fill is converted into the cache from float32.
+expect_query "torchapi: stores of widened keys convert from float32" torchapi \
+    'sorted((s["line"], s.get("wide_source", False)) for s in d["stores"] if s["path"].endswith("widened.py"))' \
+    "[(11, True), (16, False), (21, True), (25, False)]"
 # Predicates (is_*, has_*) are 0/1 tensors as masks are: their products with a sentinel hold it.
 expect_query "torchapi: is_pad / has_doc times a sentinel reach the cache" torchapi \
     'sorted((s["line"], [v["text"] for v in s["values"]]) for s in d["stores"] if s["path"].endswith("predicates.py"))' \

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/fsutil.h"
+#include "util/tsv.h"
 #include "util/xalloc.h"
 
 enum { DSTR_MAX_BYTES = 1 << 20, DSTR_FIELDS = 3 };
@@ -48,26 +49,13 @@ dtype_strings *dtype_strings_read(const char *path, const char *data, size_t len
 {
     dtype_strings *t = xcalloc(1, sizeof *t);
     t->arena = arena_new();
-    char *text = arena_strndup(t->arena, data, len);
-    unsigned line = 0;
-    for (char *p = text, *next; p && *p; p = next) {
-        line++;
-        next = strchr(p, '\n');
-        if (next)
-            *next++ = '\0';
-        if (*p == '#' || *p == '\0')
-            continue;
-        char *f[DSTR_FIELDS + 1];
-        size_t nf = 0;
-        for (char *q = p; q && nf <= DSTR_FIELDS; nf++) {
-            f[nf] = q;
-            q = strchr(q, '\t');
-            if (q)
-                *q++ = '\0';
-        }
+    tsv_reader rd;
+    tsv_begin(&rd, arena_strndup(t->arena, data, len));
+    char *f[DSTR_FIELDS + 1];
+    for (size_t nf; (nf = tsv_next(&rd, f, DSTR_FIELDS)) > 0;) {
         const char *why = NULL;
         if (!read_row(t, f, nf, &why))
-            diag_add(diags, DIAG_ERROR, path, line, 1, "dtype strings: %s (row ignored)", why);
+            diag_add(diags, DIAG_ERROR, path, rd.line, 1, "dtype strings: %s (row ignored)", why);
     }
     return t;
 }

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "util/fsutil.h"
+#include "util/tsv.h"
 #include "util/xalloc.h"
 
 enum { IDS_MAX_BYTES = 1 << 20, IDS_MAX_FIELDS = 4 };
@@ -69,26 +70,13 @@ id_vocab *id_vocab_read(const char *path, const char *data, size_t len, diag_lis
 {
     id_vocab *v = xcalloc(1, sizeof *v);
     v->arena = arena_new();
-    char *text = arena_strndup(v->arena, data, len);
-    unsigned line = 0;
-    for (char *p = text, *next; p && *p; p = next) {
-        line++;
-        next = strchr(p, '\n');
-        if (next)
-            *next++ = '\0';
-        if (*p == '#' || *p == '\0')
-            continue;
-        char *f[IDS_MAX_FIELDS + 1];
-        size_t nf = 0;
-        for (char *q = p; q && nf <= IDS_MAX_FIELDS; nf++) {
-            f[nf] = q;
-            q = strchr(q, '\t');
-            if (q)
-                *q++ = '\0';
-        }
+    tsv_reader rd;
+    tsv_begin(&rd, arena_strndup(v->arena, data, len));
+    char *f[IDS_MAX_FIELDS + 1];
+    for (size_t nf; (nf = tsv_next(&rd, f, IDS_MAX_FIELDS)) > 0;) {
         const char *why = NULL;
         if (!read_row(v, f, nf, &why))
-            diag_add(diags, DIAG_ERROR, path, line, 1, "id vocabulary: %s (row ignored)", why);
+            diag_add(diags, DIAG_ERROR, path, rd.line, 1, "id vocabulary: %s (row ignored)", why);
     }
     return v;
 }

@@ -18,6 +18,7 @@
 
 #include "facts/dtypestr.h"
 #include "util/fsutil.h"
+#include "util/tsv.h"
 #include "util/xalloc.h"
 
 enum {
@@ -253,26 +254,12 @@ void py_sinks_read(py_state *st, const char *path, const char *text, size_t len,
 {
     char *buf = arena_strndup(st->arena, text, len);
     line_ctx c = { .st = st, .path = path, .diags = diags };
-    for (char *line = buf; line;) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        c.line++;
-        size_t l = strlen(line);
-        if (l && line[l - 1] == '\r')
-            line[--l] = '\0';
-        if (l && line[0] != '#') {
-            char *f[SINK_FIELDS + 1];
-            size_t n = 0;
-            for (char *p = line; p && n <= SINK_FIELDS;) {
-                f[n++] = p;
-                p = strchr(p, '\t');
-                if (p)
-                    *p++ = '\0';
-            }
-            parse_line(&c, f, n);
-        }
-        line = nl ? nl + 1 : NULL;
+    tsv_reader rd;
+    tsv_begin(&rd, buf);
+    char *f[SINK_FIELDS + 1];
+    for (size_t n; (n = tsv_next(&rd, f, SINK_FIELDS)) > 0;) {
+        c.line = rd.line;
+        parse_line(&c, f, n);
     }
     index_words(st);
 }

@@ -10,6 +10,7 @@ src_libkvlint_a_SOURCES += \
 	src/util/shellwords.c src/util/shellwords.h \
 	src/util/strbuf.c src/util/strbuf.h \
 	src/util/strlist.c src/util/strlist.h \
+	src/util/tsv.c src/util/tsv.h \
 	src/util/xalloc.c src/util/xalloc.h \
 	src/util/ytree.c src/util/ytree.h
 

@@ -17,6 +17,7 @@
 #include "util/outfile.h"
 #include "util/strbuf.h"
 #include "util/strlist.h"
+#include "util/tsv.h"
 #include "util/numfmt.h"
 
 START_TEST(arena_alignment_and_growth)
@@ -312,6 +313,29 @@ START_TEST(read_file_limits)
 }
 END_TEST
 
+START_TEST(tsv_rows)
+{
+    char text[] = "# header\n\na\tb\r\n#x\ty\none\nc\td\te\tf\n\r\nlast\tfield";
+    tsv_reader r;
+    tsv_begin(&r, text);
+    char *f[4];
+    ck_assert_uint_eq(tsv_next(&r, f, 3), 2);   /* the '\r' before '\n' is dropped */
+    ck_assert_uint_eq(r.line, 3);
+    ck_assert_str_eq(f[0], "a");
+    ck_assert_str_eq(f[1], "b");
+    ck_assert_uint_eq(tsv_next(&r, f, 3), 1);
+    ck_assert_uint_eq(r.line, 5);
+    ck_assert_str_eq(f[0], "one");
+    ck_assert_uint_eq(tsv_next(&r, f, 3), 4);   /* more than 3 columns: max + 1 */
+    ck_assert_uint_eq(r.line, 6);
+    ck_assert_uint_eq(tsv_next(&r, f, 3), 2);   /* a last line without '\n'; "\r" alone is blank */
+    ck_assert_uint_eq(r.line, 8);
+    ck_assert_str_eq(f[1], "field");
+    ck_assert_uint_eq(tsv_next(&r, f, 3), 0);
+    ck_assert_uint_eq(tsv_next(&r, f, 3), 0);
+}
+END_TEST
+
 START_TEST(diag_order)
 {
     kv_arena *a = arena_new();
@@ -389,6 +413,7 @@ int main(void)
     tcase_add_test(t, normalize_paths);
     tcase_add_test(t, walk_sorted_skips_and_no_loops);
     tcase_add_test(t, read_file_limits);
+    tcase_add_test(t, tsv_rows);
     tcase_add_test(t, diag_order);
     tcase_add_test(t, outfile_commit_and_abort);
     suite_add_tcase(s, t);

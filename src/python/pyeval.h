@@ -227,6 +227,15 @@ static inline bool pe_guard_marks(const pe_guard *g, bool truth)
     pe_guard s = pe_guard_side(g, truth);
     return (s.set || s.aset) && (s.set != dset_all() || s.aset != dset_all());
 }
+/* Mark v held only where g's side holds (set for deployments that name the dtype, aset for those
+ * that spell it auto). */
+static inline void pe_mark_held(kv_value *v, const pe_guard *g)
+{
+    v->held_kind = g->kind;
+    v->held_set = g->set;
+    v->held_auto_set = g->aset;
+    v->held_spelled = g->spelled;
+}
 enum { PE_MAX_PATH = 4, PE_MAX_FLAGS = 8 };
 struct pe_flag { const struct aval *v; pe_guard g; };   /* a name's value that is a guard's result */
 
@@ -307,9 +316,8 @@ const char *pe_last_dotted(const char *s);
 bool pe_same_bytes(const pe_ctx *e, TSNode a, TSNode b);
 node_kind pe_kind(const pe_ctx *e, TSNode n);
 
-/* A dtype guard (pystmt.c): cond compares the model's or the cache's dtype with a dtype written
- * in the code. Its truth where known (else -1); *guard with *kind, *x and *is set when it is one:
- * the true branch holds where the kind's dtype is x (`==`, `is`) or is not x (`!=`, `is not`). */
+/* A condition (pyguard.c): its truth where known (else -1), and *g when it is a dtype guard
+ * (see pe_guard), so that each branch's values are held where its side can be. */
 int pe_condition(pe_ctx *e, TSNode cond, pe_guard *g);
 /* Whether n is a comparison or a startswith/endswith call: a test whose result a name may keep
  * as a guard (`is_fp8 = cache_dtype.startswith("fp8")`, pe_note_flag). */

@@ -37,10 +37,7 @@ kv_value pe_value_make(pe_ctx *e, value_kind k, double lo, double hi, TSNode at)
     if (e->nguards) {   /* made on a path dtype guards chose: held only where they all hold
                          * (those on the innermost's dtype) */
         const pe_guard *g = &e->guards[e->nguards - 1];
-        v.held_kind = g->kind;
-        v.held_set = g->set;
-        v.held_auto_set = g->aset;
-        v.held_spelled = g->spelled;
+        pe_mark_held(&v, g);
         for (uint8_t i = 0; i + 1 < e->nguards; i++)
             if (e->guards[i].kind == g->kind && (v.held_set & e->guards[i].set)
                 && (v.held_auto_set & e->guards[i].aset)) {

@@ -12,6 +12,7 @@
 
 #include "facts/dtypestr.h"
 #include "python/pyeval.h"
+#include "util/strlist.h"
 
 /* 1 or 0 when a condition is one known constant, -1 otherwise. Only inside a call's summary
  * (a parameter the call binds to False, `if n:` with n = 0 passed): there the branch not taken
@@ -45,10 +46,7 @@ static TSNode spelling_of(pe_ctx *e, TSNode n)
             || ts_node_named_child_count(argl) != 0)
             break;
         const char *m = pe_raw_text(e, pe_fld(e, fn, F_attribute));
-        size_t i = 0;
-        while (same[i] && (!m || strcmp(same[i], m) != 0))
-            i++;
-        if (!same[i])
+        if (!m || !str_in_list(same, m))
             break;
         n = pe_fld(e, fn, F_object);
     }
@@ -114,7 +112,7 @@ static bool kv_dtype_string(pe_ctx *e, TSNode n, const aval *d)
     if (d->tag != AV_DTYPE || d->dtype.kind != DREF_KV || !plain_reference(e, n))
         return false;
     const char *last = pe_kind(e, n) == NK_attribute ? pe_raw_text(e, pe_fld(e, n, F_attribute)) : pe_raw_text(e, n);
-    return last && (strstr(last, "cache_dtype") || strstr(last, "kv_dtype"));
+    return last && pe_dtype_kind_by_name(last) == DREF_KV;   /* not `.dtype`: the model's by name */
 }
 
 /* A test of the spelling of the dtype dn reads (value d) against the words wn writes (value w;

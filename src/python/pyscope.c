@@ -120,10 +120,7 @@ aval pe_value_held(kv_arena *a, const aval *v, const pe_guard *g)
     for (size_t j = 0; j < v->n; j++) {
         if (vals[j].v.held_kind == DREF_MODEL || vals[j].v.held_kind == DREF_KV)
             continue;   /* an inner branch's condition stays */
-        vals[j].v.held_kind = g->kind;
-        vals[j].v.held_set = g->set;
-        vals[j].v.held_auto_set = g->aset;
-        vals[j].v.held_spelled = g->spelled;
+        pe_mark_held(&vals[j].v, g);
     }
     t.vals = vals;
     return t;
@@ -319,7 +316,6 @@ bool pe_module_constant(pe_ctx *e, const char *module, const char *name, aval *o
     return true;
 }
 
-/* x written into part of target (k[..., 0] = x, k.masked_fill_(m, x)): join into the variable. */
 /* Is target a table the code allocated itself in a dtype no KV cache has, though named like one
  * (`self.kv_cache_scores = torch.full(..., dtype=torch.float32)`, `mask_buffer`, int64
  * `kv_cache_positions`)? An engine's cache arrives in the model's or the cache dtype; int8 and
@@ -338,6 +334,7 @@ bool pe_own_table(pe_ctx *e, TSNode target)
            && !strcmp(kvn_dtype_name(t.dtype.dtype), "float32");
 }
 
+/* x written into part of target (k[..., 0] = x, k.masked_fill_(m, x)): join into the variable. */
 void pe_write_into(pe_ctx *e, TSNode target, aval x, TSNode at, const char *what)
 {
     const char *cache = pe_base_name(e, target);

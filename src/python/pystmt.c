@@ -104,9 +104,8 @@ static bool in_names(const char *const *names, size_t n, const char *name)
 
 /* The join of the branches of a guarded if, each binding any branch changed held only where its
  * branch's guard says: `if d == torch.float16: neg = -6e4 elif d == torch.bfloat16: neg = -1e9
- * else: neg = -1e30` makes -6e4 `is` float16, -1e9 `is` bfloat16, -1e30 `is_not` float16 (the
- * else of several guards is held where none holds; one dtype can be named, float16 if a guard
- * names it, as it is where masks overflow: an over-approximation, never a value dropped). */
+ * else: neg = -1e30` makes -6e4 `is` float16, -1e9 `is` bfloat16, -1e30 held where d is
+ * neither (else_guard: where every condition can fail). */
 static env join_guarded(pe_ctx *e, branch_env *br, size_t nb, const env *before)
 {
     const char **names = arena_alloc(e->s, 64 * sizeof *names);
@@ -200,8 +199,10 @@ static void exec_branches(pe_ctx *e, TSNode s)
         have = true;
     }
     pe_guard rest;
-    if (g.on && t == -1 && !clauses && ends_in_return(e, pe_fld(e, s, F_consequence)))
-        e->after_return = pe_guard_side(&g, false), e->after_return.on = pe_guard_marks(&g, false);
+    if (g.on && t == -1 && !clauses && ends_in_return(e, pe_fld(e, s, F_consequence))) {
+        e->after_return = pe_guard_side(&g, false);
+        e->after_return.on = pe_guard_marks(&g, false);
+    }
     if (guarded && nb > 0 && else_guard(br, nb, &rest)) {   /* each branch where its guard holds */
         if (!has_else)
             br[nb].en = before;   /* the fall-through */

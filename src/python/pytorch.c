@@ -361,21 +361,17 @@ static bool reinterprets(pe_ctx *e, const tcall *c, const aval **target)
 static aval apply_cast(pe_ctx *e, const tcall *c, aval x)
 {
     const pt_entry *row = c->row;
-    bool wide = x.tag == AV_VALUES && x.has_dtype && pe_is_wide_float(e, &x.dtype);
     aval cast;
     switch (row->dtype) {
     case PTD_CONCRETE:
         cast = concrete_cast(e, c->site, row->api, x, row->dtype_name);
-        cast.wide_source = cast.tag == AV_VALUES && wide;
-        return cast;
+        break;
     case PTD_TARGET:
         cast = method_to(e, c->site, row->api, x, c->g);
-        cast.wide_source = cast.tag == AV_VALUES && wide;
-        return cast;
+        break;
     case PTD_LIKE:
         cast = method_type_as(e, c->site, row->api, x, c->g);
-        cast.wide_source = cast.tag == AV_VALUES && wide;
-        return cast;
+        break;
     case PTD_INT:
     case PTD_BOOL: {
         aval r = row->values == PTV_BOOL ? (x.tensor ? av_unknown_tensor() : av_unknown()) : x;
@@ -386,6 +382,9 @@ static aval apply_cast(pe_ctx *e, const tcall *c, aval x)
     default:
         return x;
     }
+    /* a float cast remembers that its input was float32 or wider (the store's wide_source) */
+    cast.wide_source = cast.tag == AV_VALUES && x.tag == AV_VALUES && x.has_dtype && pe_is_wide_float(e, &x.dtype);
+    return cast;
 }
 
 /* The input joined with the fill arguments (masked_fill, index_fill, F.pad, x.where(c, y)); a

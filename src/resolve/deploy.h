@@ -102,12 +102,13 @@ bool path_is_script(const char *path, size_t root_len);
 /* Range for a symbolic name ("num_adapters") or id class ("adapter") in d, or NULL. */
 const id_range *deployment_range(const deployment *d, const char *name, const char *idc);
 
-/* ---- checkpoint fields (fields.c) ---- */
-/* Field `name` of d's checkpoint config: found (with its value and declaration), absent (the
- * checkpoint is known and has no such numeric field) or unknown (d runs no known checkpoint). */
 /* How d spells its dtypes for tests of their strings (value_concrete): its dtypes' spelling,
  * and not known for TensorRT-LLM's KV cache (its code tests QuantAlgo values) or without d. */
 dtype_spelling deployment_spelling(const deployment *d);
+
+/* ---- checkpoint fields (fields.c) ---- */
+/* Field `name` of d's checkpoint config: found (with its value and declaration), absent (the
+ * checkpoint is known and has no such numeric field) or unknown (d runs no known checkpoint). */
 kv_field_lookup deployment_field(const deployment *d, const char *name, double *value, const deploy_decl **from);
 /* The distinct checkpoint fields that the values of files read (store values, constructions), sorted;
  * NULL-free array in arena, count in *n. */

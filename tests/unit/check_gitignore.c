@@ -176,6 +176,17 @@ static size_t compare_with_git(const fs_list *all, const fs_list *walked, const 
     return mismatches;
 }
 
+/* Run a shell command in dir with git's user and system configuration out of the way. */
+static int sh_in(const char *dir, const char *command)
+{
+    strbuf cmd = STRBUF_INIT;
+    sb_addf(&cmd, "cd '%s' && GIT_CONFIG_NOSYSTEM=1 HOME='%s' GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t "
+            "GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t %s", dir, dir, command);
+    int st = system(sb_str(&cmd));
+    sb_release(&cmd);
+    return st;
+}
+
 START_TEST(walk_agrees_with_git_check_ignore)
 {
     if (system("git --version >/dev/null 2>&1") != 0) {
@@ -185,9 +196,7 @@ START_TEST(walk_agrees_with_git_check_ignore)
     char tmpl[] = "/tmp/kvlint-gitignore.XXXXXX";
     char *dir = mkdtemp(tmpl);
     ck_assert_ptr_nonnull(dir);
-    strbuf cmd = STRBUF_INIT;
-    sb_addf(&cmd, "cd '%s' && GIT_CONFIG_NOSYSTEM=1 HOME='%s' git init -q .", dir, dir);
-    ck_assert_int_eq(system(sb_str(&cmd)), 0);
+    ck_assert_int_eq(sh_in(dir, "git init -q ."), 0);
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         write_file(dir, files[i], "x = 1\n");
     write_file(dir, ".gitignore", top_gitignore);
@@ -246,23 +255,12 @@ START_TEST(walk_agrees_with_git_check_ignore)
     fs_list_free(&walked);
     arena_free(a);
     ck_assert_int_eq(chdir(cwd), 0);
-    sb_reset(&cmd);
+    strbuf cmd = STRBUF_INIT;
     sb_addf(&cmd, "rm -rf '%s'", dir);
     ck_assert_int_eq(system(sb_str(&cmd)), 0);
     sb_release(&cmd);
 }
 END_TEST
-
-/* Run a shell command in dir with git's user and system configuration out of the way. */
-static int sh_in(const char *dir, const char *command)
-{
-    strbuf cmd = STRBUF_INIT;
-    sb_addf(&cmd, "cd '%s' && GIT_CONFIG_NOSYSTEM=1 HOME='%s' GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t "
-            "GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t %s", dir, dir, command);
-    int st = system(sb_str(&cmd));
-    sb_release(&cmd);
-    return st;
-}
 
 /* Whether the index reader lists exactly what `git ls-files -z` lists (each path once). */
 static bool index_agrees_with_ls_files(const char *dir)
